@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+#include "config/config.h"
+
+namespace stagecraft {
+
+const char* toString(Family f)
+{
+    switch (f) {
+    case Family::Gpt:
+        return "gpt";
+    case Family::Llama:
+        return "llama";
+    case Family::Moe:
+        return "moe";
+    }
+    return "?";
+}
+
+const char* toString(Precision p)
+{
+    switch (p) {
+    case Precision::Fp32:
+        return "fp32";
+    case Precision::Fp16:
+        return "fp16";
+    case Precision::Bf16:
+        return "bf16";
+    }
+    return "?";
+}
+
+const char* toString(Recompute r)
+{
+    switch (r) {
+    case Recompute::None:
+        return "none";
+    case Recompute::Selective:
+        return "selective";
+    case Recompute::Full:
+        return "full";
+    }
+    return "?";
+}
+
+const char* toString(Schedule s)
+{
+    switch (s) {
+    case Schedule::GPipe:
+        return "gpipe";
+    case Schedule::OneFOneB:
+        return "1f1b";
+    case Schedule::Interleaved:
+        return "interleaved";
+    }
+    return "?";
+}
+
+const char* toString(MeshAxis a)
+{
+    switch (a) {
+    case MeshAxis::Dp:
+        return "dp";
+    case MeshAxis::Tp:
+        return "tp";
+    case MeshAxis::Cp:
+        return "cp";
+    case MeshAxis::Ep:
+        return "ep";
+    case MeshAxis::Pp:
+        return "pp";
+    }
+    return "?";
+}
+
+} // namespace stagecraft

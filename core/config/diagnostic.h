@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+enum class Severity { Error, Warning, Note };
+
+/// One problem found in a config (or other user input). `line` and `column` are 1-based; 0 means unknown
+/// (e.g. a value that came from a command-line flag). `keyPath` is the dotted YAML path
+/// ("parallelism.tp"); empty when the problem is not tied to a key (malformed YAML).
+struct Diagnostic {
+    Severity severity = Severity::Error;
+    std::string file;
+    int line = 0;
+    int column = 0;
+    std::string keyPath;
+    std::string message;
+
+    /// "file:line:col: error: key: message" (the CLI and tests rely on this exact shape).
+    std::string toString() const;
+};
+
+bool hasErrors(const std::vector<Diagnostic>& diagnostics);
+
+} // namespace stagecraft
