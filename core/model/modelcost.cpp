@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#include "model/modelcost.h"
+
+#include "model/modelsymbols.h"
+
+namespace stagecraft {
+
+int64_t microBatchesPerIteration(const Config& config)
+{
+    const int64_t perStep = config.training.microBatch * config.parallelism.dp;
+    return perStep > 0 ? config.training.globalBatch / perStep : 0;
+}
+
+int64_t paddedVocab(int64_t vocab, int64_t tp)
+{
+    const int64_t multiple = 128 * (tp > 0 ? tp : 1);
+    return (vocab + multiple - 1) / multiple * multiple;
+}
+
+Binding modelBinding(const Config& config, bool padVocabForTp)
+{
+    const auto& s = ModelSymbols::get();
+    const ModelConfig& m = config.model;
+    const ParallelismConfig& p = config.parallelism;
+    Binding b;
+    b.set(s.batch, config.training.microBatch * p.dp);
+    b.set(s.seq, m.seqLen);
+    b.set(s.dmodel, m.hidden);
+    b.set(s.dff, m.ffnHidden);
+    b.set(s.head, m.heads);
+    b.set(s.kvhead, m.kvHeads);
+    b.set(s.dvocal, padVocabForTp ? paddedVocab(m.vocab, p.tp) : m.vocab);
+    b.set(s.experts, m.experts > 0 ? m.experts : 1);
+    b.set(s.kexperts, m.topK > 0 ? m.topK : 1);
+    b.set(s.dffExpert, m.expertFfnHidden);
+    b.set(s.dffShared, m.sharedExpertFfnHidden);
+    b.set(s.dp, p.dp);
+    b.set(s.tp, p.tp);
+    b.set(s.cp, p.cp);
+    b.set(s.ep, p.ep);
+    b.set(s.edp, p.ep > 0 ? p.dp / p.ep : p.dp);
+    return b;
+}
+
+namespace {
+bool evalInto(const Expr& e, const Binding& b, int64_t& out, std::string& error)
+{
+    EvalResult r = e.evaluate(b);
+    if (!r.ok()) {
+        error = describeEvalError(e, r);
+        return false;
+    }
+    out = r.value;
+    return true;
+}
+} // namespace
+
+bool computeModelCost(const ModelGraph& graph, const Config& config, ModelCost& out, std::string& error)
+{
+    const Binding b = modelBinding(config);
+    Expr recompute;
+    for (const Op& op : graph.ops) {
+        if (op.pass != Pass::Forward)
+            continue;
+        const bool full = config.training.recompute == Recompute::Full && op.recompute != RecomputeClass::Never;
+        const bool selective
+            = config.training.recompute == Recompute::Selective && op.recompute == RecomputeClass::Selective;
+        if (full || selective)
+            recompute += op.flops();
+    }
+    ModelCost c;
+    c.microBatches = microBatchesPerIteration(config);
+    if (!evalInto(graph.parameterCount(), b, c.params, error)
+        || !evalInto(graph.flops(Pass::Forward), b, c.forwardFlopsPerMicroBatch, error)
+        || !evalInto(graph.flops(Pass::Backward), b, c.backwardFlopsPerMicroBatch, error)
+        || !evalInto(recompute, b, c.recomputeFlopsPerMicroBatch, error)
+        || !evalInto(graph.flops(Pass::Optimizer), b, c.optimizerFlops, error))
+        return false;
+    const double perMicroBatch = static_cast<double>(c.forwardFlopsPerMicroBatch)
+        + static_cast<double>(c.backwardFlopsPerMicroBatch) + static_cast<double>(c.recomputeFlopsPerMicroBatch);
+    c.flopsPerIteration = static_cast<double>(c.microBatches) * perMicroBatch + static_cast<double>(c.optimizerFlops);
+    out = c;
+    return true;
+}
+
+} // namespace stagecraft

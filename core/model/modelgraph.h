@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "config/config.h"
+#include "model/op.h"
+#include "model/tensor.h"
+
+#include <memory>
+#include <vector>
+
+namespace stagecraft {
+
+/// The symbolic tensor graph of one training iteration on one logical device, for ONE global micro-batch
+/// (forward and backward) plus the optimizer step. Shapes and costs are expressions in ModelSymbols; bind them
+/// with modelBinding() (single device) or a sharded binding. Immutable once built; share it as
+/// std::shared_ptr<const ModelGraph> across threads.
+///
+/// Op order: forward ops in execution order, then backward ops in execution order (reverse layer order),
+/// then one optimizer op per weight. Every op's inputs are produced by earlier ops or are weights / inputs.
+class ModelGraph
+{
+public:
+    Family family = Family::Llama;
+    int32_t layers = 0;
+    Precision precision = Precision::Bf16;
+    bool causalMask = true;
+    bool tiedEmbeddings = false;
+
+    std::vector<Tensor> tensors;
+    std::vector<Op> ops;
+    std::vector<TensorId> weights; ///< trainable parameters, in creation order
+    std::vector<TensorId> weightGrads; ///< weightGrads[i] is the gradient of weights[i]
+    int32_t firstBackwardOp = 0;
+    int32_t firstOptimizerOp = 0;
+
+    const Tensor& tensor(TensorId id) const { return tensors[static_cast<size_t>(id.value)]; }
+    /// Index into `weights` of a weight tensor, -1 if `id` is not a weight.
+    int weightIndex(TensorId id) const;
+    /// Sum of the numels of all weights (the unsharded parameter count).
+    Expr parameterCount() const;
+    /// Sum of op FLOPs of one pass over the graph restricted to `pass`.
+    Expr flops(Pass pass) const;
+};
+
+/// Builds the graph for a model. Throws std::invalid_argument for a family the builder cannot handle (never for
+/// validated configs). Deterministic: the same inputs give the same graph, tensor and op order included.
+std::shared_ptr<const ModelGraph> buildModelGraph(const ModelConfig& model, Precision precision);
+
+} // namespace stagecraft

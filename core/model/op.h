@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/tensor.h"
+
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+enum class OpKind : uint8_t {
+    MatMul, ///< einsum contraction (linear layers, expert FFNs, LM head)
+    AttentionScores, ///< Q K^T over the head dim: the S^2 term
+    AttentionContext, ///< P V over the key positions: the S^2 term
+    Softmax,
+    Norm, ///< LayerNorm (gpt) or RMSNorm (llama, moe)
+    Rope,
+    Activation, ///< GeLU (gpt) or SwiGLU's silu(gate)*up (llama, moe)
+    Dropout,
+    Add, ///< residual add or gradient accumulation
+    Embedding, ///< gather of rows (forward) / scatter-add (backward); no matmul
+    CrossEntropy, ///< softmax cross-entropy over the vocabulary
+    Router, ///< MoE router softmax + top-k
+    Dispatch, ///< MoE: permute tokens to their experts (forward) / un-permute gradients
+    Combine, ///< MoE: weighted sum of the top-k expert outputs
+    Optimizer, ///< Adam update of one parameter
+};
+const char* toString(OpKind k);
+
+enum class Pass : uint8_t { Forward, Backward, Optimizer };
+const char* toString(Pass p);
+
+/// Where an op sits, which decides how the sharding strategy splits its indices (e.g. Seq is split by tp only in
+/// Sequence regions under sequence parallelism; Heads and Ffn are split by tp in Attention and Mlp regions).
+enum class Region : uint8_t {
+    Sequence, ///< norms, residual adds, dropout outside attention/MLP: the sequence-parallel region
+    Attention, ///< projections and the attention kernel
+    Mlp, ///< dense FFN / shared expert
+    Router, ///< MoE router and token dispatch/combine on the token side
+    Expert, ///< routed-expert FFN
+    Vocab, ///< embedding, LM head, loss
+    Optimizer, ///< optimizer step
+};
+const char* toString(Region r);
+
+/// Which recompute policy re-runs a forward op before its backward.
+enum class RecomputeClass : uint8_t {
+    Never, ///< never recomputed (embedding, head, loss)
+    Full, ///< recomputed under `full` only (everything inside a decoder layer)
+    Selective, ///< recomputed under `selective` and `full`: the core attention (scores, softmax, dropout, context)
+};
+
+/// One operand of an op: a tensor and the index labels this op uses for its dims (same length as the tensor's
+/// dims). The labels, mapped through the op's region, give the layout the op expects; they may differ from the
+/// producer's labels (K is produced with Seq and consumed by the attention kernel as SeqKV).
+struct Operand {
+    TensorId tensor;
+    std::vector<Index> labels;
+};
+
+/// One op of the single-device graph. FLOPs = flopsPerPoint * product of the extents of `space`; under
+/// sharding each extent is divided by the mesh axes that split its index in `region`. An output is a partial
+/// sum over the axes that split a space index absent from that output's labels (a contraction over a split
+/// dim), which is where reductions come from.
+struct Op {
+    OpKind kind = OpKind::MatMul;
+    std::string name; ///< e.g. "L3.mlp.up.fwd"
+    Pass pass = Pass::Forward;
+    int32_t layer = -1; ///< as Tensor::layer
+    Region region = Region::Sequence;
+    RecomputeClass recompute = RecomputeClass::Never;
+    std::vector<Operand> inputs;
+    std::vector<Operand> outputs;
+    std::vector<Index> space; ///< iteration space
+    Expr flopsPerPoint; ///< FLOPs per point of the space (2 for a multiply-add)
+    int32_t forwardOp = -1; ///< backward ops: index of the forward op they differentiate
+
+    /// Global (single-device) FLOPs of one execution.
+    Expr flops() const;
+};
+
+} // namespace stagecraft
