@@ -11,7 +11,8 @@ namespace stagecraft {
 
 /// A named symbol ("Seq", "tp", ...). Interned process-wide: the same name always gives the same id.
 /// Ids are small dense integers (< kMaxSymbols) so a Binding is a flat array.
-struct SymbolId {
+struct SymbolId
+{
     uint16_t value = 0;
     friend bool operator==(SymbolId, SymbolId) = default;
     friend auto operator<=>(SymbolId, SymbolId) = default;
@@ -34,15 +35,22 @@ public:
     void set(SymbolId id, int64_t value);
     void set(std::string_view name, int64_t value);
     void unset(SymbolId id);
-    bool isBound(SymbolId id) const { return (m_bound[id.value >> 6] >> (id.value & 63)) & 1u; }
-    int64_t value(SymbolId id) const { return m_values[id.value]; }
+    bool isBound(SymbolId id) const
+    {
+        return (m_bound[id.value >> 6] >> (id.value & 63)) & 1u;
+    }
+    int64_t value(SymbolId id) const
+    {
+        return m_values[id.value];
+    }
 
 private:
     int64_t m_values[kMaxSymbols] = {};
     uint64_t m_bound[kMaxSymbols / 64] = {};
 };
 
-enum class EvalStatus : uint8_t {
+enum class EvalStatus : uint8_t
+{
     Ok,
     NonInteger, ///< exact value is a fraction, e.g. Head/tp with Head=32, tp=3
     Overflow, ///< a term or the sum does not fit in int64
@@ -53,13 +61,19 @@ enum class EvalStatus : uint8_t {
 /// Result of exact evaluation. `value` is meaningful only when status == Ok. For NonInteger, num/den hold the
 /// reduced fraction (when it fits in int64) so that a message can show it; `symbol` names the offending symbol
 /// for Unbound and DivisionByZero.
-struct EvalResult {
+/// Details of this implementation: for NonInteger whose reduced fraction does not fit in int64, num == den == 0.
+/// When several symbols are unbound (or zero in a denominator) one of them is reported.
+struct EvalResult
+{
     EvalStatus status = EvalStatus::Ok;
     int64_t value = 0;
     int64_t num = 0;
     int64_t den = 1;
     SymbolId symbol {};
-    bool ok() const { return status == EvalStatus::Ok; }
+    bool ok() const
+    {
+        return status == EvalStatus::Ok;
+    }
 };
 
 /// Human-readable explanation of a failed evaluation of `e`, e.g.
@@ -77,6 +91,13 @@ std::string describeEvalError(const Expr& e, const EvalResult& r);
 /// Division is supported by a monomial only (a symbol, number or product/quotient of them); dividing by a
 /// sum throws std::domain_error, as does division by the constant 0.
 /// Value type; immutable after construction; safe to share across threads for reading.
+///
+/// Limits (all throw std::overflow_error when exceeded during construction, never on evaluation): coefficients
+/// are fractions whose numerator and denominator lie within +-INT64_MAX (so `Expr(INT64_MIN)` throws), exponents
+/// within +-32767, at most 4096 terms per expression and 65536 term products per multiplication.
+/// Canonical term order: terms with symbols first, by total degree (sum of exponents) descending, then by their
+/// factors compared by symbol *name*, constants last. Printing orders factors by name too, so text and term order
+/// never depend on the order in which symbols were interned.
 class Expr
 {
 public:
@@ -107,9 +128,16 @@ public:
     /// Throws std::domain_error when b is not a non-zero monomial.
     friend Expr operator/(const Expr& a, const Expr& b);
     Expr operator-() const;
-    Expr& operator+=(const Expr& b) { return *this = *this + b; }
-    Expr& operator*=(const Expr& b) { return *this = *this * b; }
-    /// Integer power, n >= 0.
+    Expr& operator+=(const Expr& b)
+    {
+        return *this = *this + b;
+    }
+    Expr& operator*=(const Expr& b)
+    {
+        return *this = *this * b;
+    }
+    /// Integer power, n >= 0. Also accepts n < 0 for a non-zero monomial (its inverse to the power -n) and
+    /// throws std::domain_error for a negative power of zero or of a sum. pow(0) is 1, also for zero.
     Expr pow(int n) const;
 
     friend bool operator==(const Expr& a, const Expr& b);
@@ -133,17 +161,21 @@ public:
     /// Exact evaluation under `b`. Never truncates: a fractional exact value gives NonInteger; anything
     /// that does not fit int64 (including intermediates that cannot be reduced) gives Overflow.
     /// Does not allocate. Target: well under 100 ns for a typical shape expression.
+    /// Intermediates are exact in 128 bits, so e.g. `x*y - x*z` evaluates correctly even when x*y alone
+    /// exceeds int64. Thread-safe (const, no shared state).
     EvalResult evaluate(const Binding& b) const;
 
     /// Number of terms of the canonical form (0 for the zero expression).
     int termCount() const;
 
     /// Implementation detail, public so that the evaluator and printer can be free functions.
-    struct Factor {
+    struct Factor
+    {
         SymbolId symbol;
         int16_t exponent; // never 0
     };
-    struct Term {
+    struct Term
+    {
         int64_t coefNum; // never 0
         int64_t coefDen; // > 0, gcd(coefNum, coefDen) == 1
         uint32_t firstFactor; // index into m_factors
