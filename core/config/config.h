@@ -35,6 +35,8 @@ struct ModelConfig {
     bool causalMask = true; ///< attention FLOPs of a causal kernel (half the S x S work); false = full S x S
     bool tiedEmbeddings = false; ///< output head shares the input embedding matrix (GPT-3 does)
     double ropeTheta = 0; ///< informational (llama/moe); does not change costs
+
+    friend bool operator==(const ModelConfig&, const ModelConfig&) = default;
 };
 
 /// Training setup (YAML `training:`).
@@ -44,6 +46,8 @@ struct TrainingConfig {
     Precision precision = Precision::Bf16; ///< 16-bit means mixed precision with fp32 master weights
     std::string optimizer = "adam";
     Recompute recompute = Recompute::None;
+
+    friend bool operator==(const TrainingConfig&, const TrainingConfig&) = default;
 };
 
 /// Parallelism plan (YAML `parallelism:`). World size = dp * tp * pp * cp; ep divides dp (Megatron style).
@@ -61,6 +65,8 @@ struct ParallelismConfig {
     int64_t gradientBucketBytes = 0; ///< data-parallel gradient bucket size; 0 = one bucket per layer
 
     int64_t worldSize() const { return dp * tp * pp * cp; }
+
+    friend bool operator==(const ParallelismConfig&, const ParallelismConfig&) = default;
 };
 
 /// Hardware used by the step-time estimate only (YAML `cluster:`).
@@ -69,6 +75,8 @@ struct ClusterConfig {
     int64_t gpusPerNode = 8;
     double intraNodeBandwidthGbps = 900; ///< GB/s per GPU within a node
     double interNodeBandwidthGbps = 400; ///< GB/s per GPU across nodes
+
+    friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
 };
 
 /// A whole workload: the resolved config (preset applied, overrides applied). Plain value type.
@@ -78,6 +86,8 @@ struct Config {
     TrainingConfig training;
     ParallelismConfig parallelism;
     ClusterConfig cluster;
+
+    friend bool operator==(const Config&, const Config&) = default;
 };
 
 // Text forms used in YAML and reports ("llama", "bf16", "1f1b", "tp", ...).

@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: MIT
+#include "config/configloader.h"
+
+#include "config/confignode.h"
+#include "config/configvalidator.h"
+#include "config/presets.h"
+#include "config/suggestion.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+namespace stagecraft {
+
+namespace {
+
+    using Entry = ConfigNode::Entry;
+    using Kind = ConfigNode::Kind;
+
+    /// Largest value of an integer key. Far above any real model or cluster, and it keeps products of a few sizes
+    /// inside int64.
+    constexpr int64_t kMaxInteger = std::numeric_limits<int32_t>::max();
+    /// Largest gradient bucket (1 TiB), so that the size in bytes fits int64 comfortably.
+    constexpr double kMaxBucketMiB = double(1 << 20);
+    /// Preset chains (a preset whose model names another preset) longer than this are reported as a cycle.
+    constexpr size_t kMaxPresetDepth = 8;
+
+    const std::vector<std::string_view> kTopKeys { "name", "model", "training", "parallelism", "cluster" };
+    const std::vector<std::string_view> kModelKeys { "preset", "family", "layers", "hidden", "ffn_hidden", "heads",
+        "kv_heads", "vocab", "seq_len", "experts", "top_k", "expert_ffn_hidden", "shared_expert_ffn_hidden",
+        "causal_mask", "tied_embeddings", "rope_theta" };
+    const std::vector<std::string_view> kTrainingKeys { "global_batch", "micro_batch", "precision", "optimizer",
+        "recompute" };
+    const std::vector<std::string_view> kParallelismKeys { "dp", "tp", "pp", "cp", "ep", "sequence_parallel", "zero",
+        "schedule", "virtual_stages", "rank_order", "gradient_bucket_mb" };
+    const std::vector<std::string_view> kClusterKeys { "gpu", "gpus_per_node", "intra_node_bandwidth_gbps",
+        "inter_node_bandwidth_gbps" };
+
+    /// Names other tools use for our keys (Hugging Face config.json, Megatron-LM flags): suggested for unknown keys.
+    const std::vector<std::pair<std::string_view, std::string_view>> kAliases {
+        { "num_layers", "layers" },
+        { "num_hidden_layers", "layers" },
+        { "hidden_size", "hidden" },
+        { "intermediate_size", "ffn_hidden" },
+        { "ffn_hidden_size", "ffn_hidden" },
+        { "num_attention_heads", "heads" },
+        { "num_heads", "heads" },
+        { "num_key_value_heads", "kv_heads" },
+        { "num_kv_heads", "kv_heads" },
+        { "num_query_groups", "kv_heads" },
+        { "vocab_size", "vocab" },
+        { "seq_length", "seq_len" },
+        { "max_position_embeddings", "seq_len" },
+        { "num_experts", "experts" },
+        { "num_local_experts", "experts" },
+        { "num_experts_per_tok", "top_k" },
+        { "moe_router_topk", "top_k" },
+        { "moe_ffn_hidden_size", "expert_ffn_hidden" },
+        { "global_batch_size", "global_batch" },
+        { "micro_batch_size", "micro_batch" },
+        { "tensor_model_parallel_size", "tp" },
+        { "tensor_parallel", "tp" },
+        { "pipeline_model_parallel_size", "pp" },
+        { "pipeline_parallel", "pp" },
+        { "data_parallel", "dp" },
+        { "context_parallel_size", "cp" },
+        { "context_parallel", "cp" },
+        { "expert_model_parallel_size", "ep" },
+        { "expert_parallel", "ep" },
+        { "zero_stage", "zero" },
+        { "virtual_pipeline_model_parallel_size", "virtual_stages" },
+    };
+
+    template <typename Enum> struct EnumName
+    {
+        std::string_view text;
+        Enum value;
+    };
+
+    const std::vector<EnumName<Family>> kFamilies { { "gpt", Family::Gpt }, { "llama", Family::Llama },
+        { "moe", Family::Moe } };
+    const std::vector<EnumName<Precision>> kPrecisions { { "fp32", Precision::Fp32 }, { "fp16", Precision::Fp16 },
+        { "bf16", Precision::Bf16 } };
+    const std::vector<EnumName<Recompute>> kRecomputes { { "none", Recompute::None },
+        { "selective", Recompute::Selective }, { "full", Recompute::Full } };
+    const std::vector<EnumName<Schedule>> kSchedules { { "gpipe", Schedule::GPipe }, { "1f1b", Schedule::OneFOneB },
+        { "interleaved", Schedule::Interleaved } };
+    const std::vector<EnumName<MeshAxis>> kAxes { { "dp", MeshAxis::Dp }, { "tp", MeshAxis::Tp },
+        { "cp", MeshAxis::Cp }, { "ep", MeshAxis::Ep }, { "pp", MeshAxis::Pp } };
+
+    std::string joined(const std::vector<std::string_view>& words, std::string_view separator = ", ")
+    {
+        std::string out;
+        for (std::string_view word : words) {
+            if (!out.empty())
+                out += separator;
+            out += word;
+        }
+        return out;
+    }
+
+    std::string joinedNames(const std::vector<std::string>& words)
+    {
+        return joined(std::vector<std::string_view>(words.begin(), words.end()));
+    }
+
+    /// Decimal number syntax: [+-] digits [. digits] [e [+-] digits] (also ".5" and "5."). No inf/nan/hex.
+    bool isDecimalNumber(std::string_view s, bool integerOnly)
+    {
+        size_t i = 0;
+        auto digits = [&] {
+            const size_t start = i;
+            while (i < s.size() && s[i] >= '0' && s[i] <= '9')
+                ++i;
+            return i - start;
+        };
+        if (i < s.size() && (s[i] == '+' || s[i] == '-'))
+            ++i;
+        size_t mantissa = digits();
+        if (integerOnly)
+            return mantissa > 0 && i == s.size();
+        if (i < s.size() && s[i] == '.') {
+            ++i;
+            mantissa += digits();
+        }
+        if (mantissa == 0)
+            return false;
+        if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+            ++i;
+            if (i < s.size() && (s[i] == '+' || s[i] == '-'))
+                ++i;
+            if (digits() == 0)
+                return false;
+        }
+        return i == s.size();
+    }
+
+    std::string quotedText(std::string_view text)
+    {
+        std::string out = "\"";
+        for (const char c : text) {
+            if (c == '"' || c == '\\')
+                out += '\\';
+            out += c;
+        }
+        return out + "\"";
+    }
+
+    /// How a value is shown after "found": numbers bare, other scalars quoted, collections by kind.
+    std::string describe(const ConfigNode& node)
+    {
+        switch (node.kind) {
+        case Kind::Null:
+            return "nothing (empty value)";
+        case Kind::Scalar:
+            return isDecimalNumber(node.scalar, false) ? node.scalar : quotedText(node.scalar);
+        case Kind::Sequence:
+            return "a list";
+        case Kind::Map:
+            return "a mapping";
+        }
+        return "?";
+    }
+
+    std::string lowercase(std::string_view text)
+    {
+        std::string out(text);
+        for (char& c : out)
+            c = char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        return out;
+    }
+
+    /// Reads one YAML tree into a Config, collecting diagnostics.
+    class ConfigReader
+    {
+    public:
+        ConfigReader(std::string fileName, std::vector<Diagnostic>& diagnostics)
+            : m_fileName(std::move(fileName))
+            , m_diagnostics(diagnostics)
+        {
+        }
+
+        /// Merges the model keys of `model.preset` (recursively) into the model section. Keys taken from a preset are
+        /// located at the `model.preset` value, so problems with them point there.
+        void resolveModelPreset(ConfigNode& root, std::vector<std::string> chain = {})
+        {
+            Entry* model = root.kind == Kind::Map ? root.findEntry("model") : nullptr;
+            if (!model || model->value.kind != Kind::Map)
+                return;
+            Entry* presetEntry = model->value.findEntry("preset");
+            if (!presetEntry)
+                return;
+            const ConfigNode& value = presetEntry->value;
+            const std::string keyPath = "model.preset";
+            if (value.kind != Kind::Scalar) {
+                error(value.location, keyPath,
+                    "expected a preset name (one of " + joinedNames(presetNames()) + "), found " + describe(value));
+                m_unresolvedPreset = true;
+                return;
+            }
+            const std::optional<std::string_view> text = presetText(value.scalar);
+            if (!text) {
+                const std::vector<std::string> names = presetNames();
+                error(value.location, keyPath,
+                    "unknown preset " + quotedText(value.scalar) + " (presets: " + joinedNames(names) + ")"
+                        + didYouMean(value.scalar, std::vector<std::string_view>(names.begin(), names.end())));
+                m_unresolvedPreset = true;
+                return;
+            }
+            if (std::find(chain.begin(), chain.end(), value.scalar) != chain.end() || chain.size() >= kMaxPresetDepth) {
+                std::string path;
+                for (const std::string& name : chain)
+                    path += name + " -> ";
+                error(value.location, keyPath,
+                    "presets refer to each other in a cycle or too deeply: " + path + value.scalar);
+                m_unresolvedPreset = true;
+                return;
+            }
+            std::optional<ConfigNode> preset = parseConfigYaml(*text, presetFileName(value.scalar), m_diagnostics);
+            if (!preset) {
+                m_unresolvedPreset = true;
+                return;
+            }
+            chain.push_back(value.scalar);
+            resolveModelPreset(*preset, chain);
+            const Entry* presetModel = preset->kind == Kind::Map ? preset->findEntry("model") : nullptr;
+            if (!presetModel || presetModel->value.kind != Kind::Map)
+                return;
+            const SourceLocation anchor = value.location;
+            for (const Entry& entry : presetModel->value.entries) {
+                if (entry.key == "preset" || model->value.findEntry(entry.key))
+                    continue;
+                Entry copy = entry;
+                copy.keyLocation = anchor;
+                copy.value.relocate(anchor);
+                model->value.entries.push_back(std::move(copy));
+            }
+        }
+
+        Config read(const ConfigNode& root, const std::string& defaultName)
+        {
+            Config config;
+            if (root.kind != Kind::Null && root.kind != Kind::Map) {
+                error(root.location, {},
+                    "expected a mapping with the sections model, training, parallelism, cluster at the top level, "
+                    "found "
+                        + describe(root));
+                return config;
+            }
+            const auto top = section(root, {}, kTopKeys);
+            const Entry* modelSection = top.get("model");
+            std::string modelPreset;
+            if (modelSection && modelSection->value.kind == Kind::Map) {
+                if (const Entry* preset = modelSection->value.findEntry("preset");
+                    preset && preset->value.kind == Kind::Scalar)
+                    modelPreset = preset->value.scalar;
+            }
+
+            config.name = !defaultName.empty() ? defaultName : !modelPreset.empty() ? modelPreset : config.name;
+            readString(top.get("name"), "name", config.name);
+
+            if (modelSection)
+                readModel(*modelSection, config.model);
+            else
+                error(documentStart(root), "model",
+                    "missing required section 'model' (give model.preset: NAME or the model keys)");
+            readTraining(top.get("training"), documentStart(root), config.training);
+            readParallelism(top.get("parallelism"), config.parallelism);
+            readCluster(top.get("cluster"), config.cluster);
+            return config;
+        }
+
+        /// Whether a validator diagnostic about `keyPath` repeats a problem already reported while reading.
+        bool alreadyReported(const std::string& keyPath) const
+        {
+            for (const std::string& path : m_errorPaths) {
+                if (path.empty() || keyPath == path
+                    || (keyPath.size() > path.size() && keyPath.compare(0, path.size(), path) == 0
+                        && keyPath[path.size()] == '.'))
+                    return true;
+            }
+            return false;
+        }
+
+        /// Location of the value at `keyPath`; else of the nearest enclosing section key that exists; else line 0.
+        SourceLocation anchor(const ConfigNode& root, const std::string& keyPath) const
+        {
+            SourceLocation best { m_fileName, 0, 0 };
+            const ConfigNode* node = &root;
+            size_t start = 0;
+            while (node->kind == Kind::Map) {
+                const size_t dot = keyPath.find('.', start);
+                const std::string key =
+                    keyPath.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+                const Entry* entry = node->findEntry(key);
+                if (!entry)
+                    break;
+                if (dot == std::string::npos)
+                    return entry->value.location;
+                best = entry->keyLocation;
+                node = &entry->value;
+                start = dot + 1;
+            }
+            return best;
+        }
+
+    private:
+        /// The keys of one section, first occurrence of each.
+        struct Section
+        {
+            std::vector<const Entry*> entries;
+            const Entry* get(std::string_view key) const
+            {
+                for (const Entry* entry : entries) {
+                    if (entry->key == key)
+                        return entry;
+                }
+                return nullptr;
+            }
+        };
+
+        static std::string join(const std::string& path, std::string_view key)
+        {
+            return path.empty() ? std::string(key) : path + "." + std::string(key);
+        }
+
+        SourceLocation documentStart(const ConfigNode& root) const
+        {
+            return root.location.line > 0 ? root.location : SourceLocation { m_fileName, 1, 1 };
+        }
+
+        void error(const SourceLocation& where, const std::string& keyPath, std::string message)
+        {
+            m_diagnostics.push_back(
+                { Severity::Error, where.file, where.line, where.column, keyPath, std::move(message) });
+            m_errorPaths.push_back(keyPath);
+        }
+
+        /// Checks that `node` is a mapping (or empty) of known keys without duplicates.
+        Section section(const ConfigNode& node, const std::string& path, const std::vector<std::string_view>& allowed)
+        {
+            Section out;
+            if (node.kind == Kind::Null)
+                return out;
+            if (node.kind != Kind::Map) {
+                error(node.location, path,
+                    "expected a section (a mapping of " + joined(allowed) + "), found " + describe(node));
+                return out;
+            }
+            for (const Entry& entry : node.entries) {
+                const std::string keyPath = join(path, entry.key);
+                if (std::find(allowed.begin(), allowed.end(), entry.key) == allowed.end()) {
+                    std::string hint;
+                    for (const auto& [alias, key] : kAliases) {
+                        if (alias == lowercase(entry.key)
+                            && std::find(allowed.begin(), allowed.end(), key) != allowed.end())
+                            hint = "; did you mean '" + std::string(key) + "'?";
+                    }
+                    if (hint.empty())
+                        hint = didYouMean(entry.key, allowed);
+                    if (hint.empty())
+                        hint = "; expected one of " + joined(allowed);
+                    error(entry.keyLocation, keyPath,
+                        "unknown key '" + entry.key + "'"
+                            + (path.empty() ? std::string(" at the top level") : " in " + path) + hint);
+                    continue;
+                }
+                if (const Entry* first = out.get(entry.key)) {
+                    error(entry.keyLocation, keyPath,
+                        "duplicate key '" + entry.key + "'"
+                            + (first->keyLocation.line > 0
+                                    ? " (first given at line " + std::to_string(first->keyLocation.line) + ")"
+                                    : std::string()));
+                    continue;
+                }
+                out.entries.push_back(&entry);
+            }
+            return out;
+        }
+
+        bool readInteger(const Entry* entry, const std::string& keyPath, int64_t minimum, int64_t& out)
+        {
+            if (!entry)
+                return false;
+            const ConfigNode& value = entry->value;
+            const std::string expected = minimum == 1 ? "a positive integer"
+                : minimum == 0                        ? "a non-negative integer"
+                                                      : "an integer >= " + std::to_string(minimum);
+            int64_t parsed = 0;
+            bool ok = value.kind == Kind::Scalar && isDecimalNumber(value.scalar, true);
+            if (ok) {
+                std::string_view digits = value.scalar;
+                if (digits.front() == '+')
+                    digits.remove_prefix(1);
+                const auto result = std::from_chars(digits.data(), digits.data() + digits.size(), parsed);
+                if (result.ec != std::errc() || parsed > kMaxInteger) {
+                    error(value.location, keyPath,
+                        "expected " + expected + " no larger than " + std::to_string(kMaxInteger) + ", found "
+                            + describe(value));
+                    return false;
+                }
+                ok = parsed >= minimum;
+            }
+            if (!ok) {
+                error(value.location, keyPath, "expected " + expected + ", found " + describe(value));
+                return false;
+            }
+            out = parsed;
+            return true;
+        }
+
+        bool readNumber(const Entry* entry, const std::string& keyPath, bool zeroAllowed, double maximum,
+            const std::string& unit, double& out)
+        {
+            if (!entry)
+                return false;
+            const ConfigNode& value = entry->value;
+            const std::string expected =
+                std::string(zeroAllowed ? "a non-negative number" : "a positive number") + unit;
+            double parsed = 0;
+            bool ok = value.kind == Kind::Scalar && isDecimalNumber(value.scalar, false);
+            if (ok) {
+                std::string_view text = value.scalar;
+                if (text.front() == '+')
+                    text.remove_prefix(1);
+                const auto result = std::from_chars(text.data(), text.data() + text.size(), parsed);
+                ok = result.ec == std::errc() && std::isfinite(parsed) && (zeroAllowed ? parsed >= 0 : parsed > 0);
+                if (ok && parsed > maximum) {
+                    error(value.location, keyPath,
+                        "expected " + expected + " no larger than " + std::to_string(int64_t(maximum)) + ", found "
+                            + describe(value));
+                    return false;
+                }
+            }
+            if (!ok) {
+                error(value.location, keyPath, "expected " + expected + ", found " + describe(value));
+                return false;
+            }
+            out = parsed;
+            return true;
+        }
+
+        bool readBool(const Entry* entry, const std::string& keyPath, bool& out)
+        {
+            if (!entry)
+                return false;
+            const ConfigNode& value = entry->value;
+            if (value.kind == Kind::Scalar) {
+                const std::string text = lowercase(value.scalar);
+                if (text == "true" || text == "yes" || text == "on") {
+                    out = true;
+                    return true;
+                }
+                if (text == "false" || text == "no" || text == "off") {
+                    out = false;
+                    return true;
+                }
+            }
+            error(value.location, keyPath, "expected true or false, found " + describe(value));
+            return false;
+        }
+
+        bool readString(const Entry* entry, const std::string& keyPath, std::string& out)
+        {
+            if (!entry)
+                return false;
+            const ConfigNode& value = entry->value;
+            if (value.kind != Kind::Scalar) {
+                error(value.location, keyPath, "expected a string, found " + describe(value));
+                return false;
+            }
+            out = value.scalar;
+            return true;
+        }
+
+        template <typename Enum>
+        bool readEnum(const Entry* entry, const std::string& keyPath, const std::vector<EnumName<Enum>>& names,
+            Enum& out, bool suggest = true)
+        {
+            if (!entry)
+                return false;
+            const ConfigNode& value = entry->value;
+            std::vector<std::string_view> texts;
+            for (const EnumName<Enum>& name : names) {
+                if (value.kind == Kind::Scalar && value.scalar == name.text) {
+                    out = name.value;
+                    return true;
+                }
+                texts.push_back(name.text);
+            }
+            const std::string hint =
+                suggest && value.kind == Kind::Scalar ? didYouMean(value.scalar, texts) : std::string();
+            error(value.location, keyPath, "expected one of " + joined(texts) + ", found " + describe(value) + hint);
+            return false;
+        }
+
+        void missing(const Entry& sectionEntry, const std::string& keyPath, std::string_view key, std::string_view why)
+        {
+            error(sectionEntry.keyLocation, keyPath,
+                "missing required key '" + std::string(key) + "'" + std::string(why));
+        }
+
+        void readModel(const Entry& sectionEntry, ModelConfig& m)
+        {
+            const Section s = section(sectionEntry.value, "model", kModelKeys);
+            if (sectionEntry.value.kind != Kind::Null && sectionEntry.value.kind != Kind::Map)
+                return;
+            readString(s.get("preset"), "model.preset", m.preset);
+            const bool familyRead = readEnum(s.get("family"), "model.family", kFamilies, m.family);
+            if (!familyRead && s.get("family")) {
+                // The family decides which other model checks apply; do not guess.
+                for (const char* path : { "model.kv_heads", "model.experts", "model.top_k", "model.expert_ffn_hidden",
+                         "model.shared_expert_ffn_hidden" })
+                    m_errorPaths.emplace_back(path);
+            }
+            readInteger(s.get("layers"), "model.layers", 1, m.layers);
+            readInteger(s.get("hidden"), "model.hidden", 1, m.hidden);
+            readInteger(s.get("ffn_hidden"), "model.ffn_hidden", 1, m.ffnHidden);
+            readInteger(s.get("heads"), "model.heads", 1, m.heads);
+            readInteger(s.get("kv_heads"), "model.kv_heads", 1, m.kvHeads);
+            readInteger(s.get("vocab"), "model.vocab", 1, m.vocab);
+            readInteger(s.get("seq_len"), "model.seq_len", 1, m.seqLen);
+            readInteger(s.get("experts"), "model.experts", 0, m.experts);
+            readInteger(s.get("top_k"), "model.top_k", 0, m.topK);
+            readInteger(s.get("expert_ffn_hidden"), "model.expert_ffn_hidden", 0, m.expertFfnHidden);
+            readInteger(
+                s.get("shared_expert_ffn_hidden"), "model.shared_expert_ffn_hidden", 0, m.sharedExpertFfnHidden);
+            readBool(s.get("causal_mask"), "model.causal_mask", m.causalMask);
+            readBool(s.get("tied_embeddings"), "model.tied_embeddings", m.tiedEmbeddings);
+            readNumber(
+                s.get("rope_theta"), "model.rope_theta", true, std::numeric_limits<double>::max(), {}, m.ropeTheta);
+
+            if (m_unresolvedPreset) {
+                m_errorPaths.emplace_back("model"); // the model keys are unknown, so checks of them would only mislead
+                return;
+            }
+            const std::string why = s.get("preset") ? std::string() : " (no model.preset given)";
+            std::vector<std::string_view> required { "family", "layers", "hidden", "ffn_hidden", "heads", "vocab",
+                "seq_len" };
+            if (familyRead && m.family != Family::Gpt)
+                required.push_back("kv_heads");
+            if (familyRead && m.family == Family::Moe) {
+                required.push_back("experts");
+                required.push_back("top_k");
+            }
+            for (std::string_view key : required) {
+                if (!s.get(key) && !alreadyReported("model." + std::string(key)))
+                    missing(sectionEntry, "model." + std::string(key), key, why);
+            }
+            if (m.family == Family::Gpt && !s.get("kv_heads"))
+                m.kvHeads = m.heads; // GPT is multi-head attention
+            if (m.family == Family::Moe && !s.get("expert_ffn_hidden"))
+                m.expertFfnHidden = m.ffnHidden;
+        }
+
+        void readTraining(const Entry* sectionEntry, const SourceLocation& documentStart, TrainingConfig& t)
+        {
+            if (!sectionEntry) {
+                error(documentStart, "training.global_batch",
+                    "missing required key 'global_batch' (no training section)");
+                return;
+            }
+            const Section s = section(sectionEntry->value, "training", kTrainingKeys);
+            if (!readInteger(s.get("global_batch"), "training.global_batch", 1, t.globalBatch) && !s.get("global_batch")
+                && !alreadyReported("training"))
+                missing(*sectionEntry, "training.global_batch", "global_batch", {});
+            readInteger(s.get("micro_batch"), "training.micro_batch", 1, t.microBatch);
+            readEnum(s.get("precision"), "training.precision", kPrecisions, t.precision);
+            readString(s.get("optimizer"), "training.optimizer", t.optimizer);
+            readEnum(s.get("recompute"), "training.recompute", kRecomputes, t.recompute);
+        }
+
+        void readParallelism(const Entry* sectionEntry, ParallelismConfig& p)
+        {
+            if (!sectionEntry)
+                return;
+            const Section s = section(sectionEntry->value, "parallelism", kParallelismKeys);
+            readInteger(s.get("dp"), "parallelism.dp", 1, p.dp);
+            readInteger(s.get("tp"), "parallelism.tp", 1, p.tp);
+            readInteger(s.get("pp"), "parallelism.pp", 1, p.pp);
+            readInteger(s.get("cp"), "parallelism.cp", 1, p.cp);
+            readInteger(s.get("ep"), "parallelism.ep", 1, p.ep);
+            readBool(s.get("sequence_parallel"), "parallelism.sequence_parallel", p.sequenceParallel);
+            if (const Entry* zero = s.get("zero")) {
+                const std::vector<EnumName<int>> stages { { "0", 0 }, { "1", 1 }, { "2", 2 }, { "3", 3 } };
+                readEnum(zero, "parallelism.zero", stages, p.zero, false);
+            }
+            readEnum(s.get("schedule"), "parallelism.schedule", kSchedules, p.schedule);
+            readInteger(s.get("virtual_stages"), "parallelism.virtual_stages", 1, p.virtualStages);
+            if (const Entry* order = s.get("rank_order"))
+                readRankOrder(order->value, p.rankOrder);
+            double bucketMiB = 0;
+            if (readNumber(s.get("gradient_bucket_mb"), "parallelism.gradient_bucket_mb", true, kMaxBucketMiB, " (MiB)",
+                    bucketMiB))
+                p.gradientBucketBytes = std::llround(bucketMiB * double(1 << 20));
+        }
+
+        void readRankOrder(const ConfigNode& value, std::vector<MeshAxis>& out)
+        {
+            const std::string keyPath = "parallelism.rank_order";
+            if (value.kind != Kind::Sequence) {
+                error(value.location, keyPath,
+                    "expected a list of the axes dp, tp, cp, ep, pp like [tp, cp, ep, dp, pp], found "
+                        + describe(value));
+                return;
+            }
+            std::vector<MeshAxis> axes;
+            bool ok = true;
+            for (const ConfigNode& item : value.items) {
+                const Entry element { {}, item.location, item };
+                MeshAxis axis {};
+                if (readEnum(&element, keyPath, kAxes, axis))
+                    axes.push_back(axis);
+                else
+                    ok = false;
+            }
+            if (ok)
+                out = std::move(axes);
+        }
+
+        void readCluster(const Entry* sectionEntry, ClusterConfig& c)
+        {
+            if (!sectionEntry)
+                return;
+            const Section s = section(sectionEntry->value, "cluster", kClusterKeys);
+            readString(s.get("gpu"), "cluster.gpu", c.gpu);
+            readInteger(s.get("gpus_per_node"), "cluster.gpus_per_node", 1, c.gpusPerNode);
+            const double maxBandwidth = std::numeric_limits<double>::max();
+            readNumber(s.get("intra_node_bandwidth_gbps"), "cluster.intra_node_bandwidth_gbps", false, maxBandwidth,
+                " (GB/s)", c.intraNodeBandwidthGbps);
+            readNumber(s.get("inter_node_bandwidth_gbps"), "cluster.inter_node_bandwidth_gbps", false, maxBandwidth,
+                " (GB/s)", c.interNodeBandwidthGbps);
+        }
+
+        std::string m_fileName;
+        std::vector<Diagnostic>& m_diagnostics;
+        std::vector<std::string> m_errorPaths; ///< key paths with a reported error; validator repeats are dropped
+        bool m_unresolvedPreset = false;
+    };
+
+    ConfigResult load(std::string_view text, const std::string& fileName, const std::vector<std::string>& overrides,
+        const std::string& defaultName)
+    {
+        ConfigResult result;
+        std::optional<ConfigNode> root = parseConfigYaml(text, fileName, result.diagnostics);
+        if (!root)
+            return result;
+        for (const std::string& assignment : overrides)
+            applyConfigOverride(*root, assignment, result.diagnostics);
+
+        ConfigReader reader(fileName, result.diagnostics);
+        reader.resolveModelPreset(*root);
+        Config config = reader.read(*root, defaultName);
+        for (Diagnostic& d : validateConfig(config)) {
+            if (reader.alreadyReported(d.keyPath))
+                continue;
+            const SourceLocation where = reader.anchor(*root, d.keyPath);
+            d.file = where.file;
+            d.line = where.line;
+            d.column = where.column;
+            result.diagnostics.push_back(std::move(d));
+        }
+        if (!hasErrors(result.diagnostics))
+            result.config = std::move(config);
+        return result;
+    }
+
+} // namespace
+
+std::string presetFileName(std::string_view presetName)
+{
+    return "<preset " + std::string(presetName) + ">";
+}
+
+ConfigResult loadConfigText(
+    std::string_view yamlText, const std::string& fileName, const std::vector<std::string>& overrides)
+{
+    return load(yamlText, fileName, overrides, {});
+}
+
+ConfigResult loadConfigFile(const std::string& path, const std::vector<std::string>& overrides)
+{
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        return { std::nullopt, { { Severity::Error, path, 0, 0, {}, "is a directory, expected a YAML config file" } } };
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        const int savedErrno = errno;
+        return { std::nullopt,
+            { { Severity::Error, path, 0, 0, {},
+                std::string("cannot open the config file: ")
+                    + (savedErrno ? std::strerror(savedErrno) : "unknown error") } } };
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad())
+        return { std::nullopt, { { Severity::Error, path, 0, 0, {}, "cannot read the config file" } } };
+    return load(text.str(), path, overrides, {});
+}
+
+ConfigResult loadConfigOrPreset(const std::string& pathOrPresetName, const std::vector<std::string>& overrides)
+{
+    std::error_code ec;
+    if (std::filesystem::exists(pathOrPresetName, ec))
+        return loadConfigFile(pathOrPresetName, overrides);
+    if (const std::optional<std::string_view> text = presetText(pathOrPresetName))
+        return load(*text, presetFileName(pathOrPresetName), overrides, pathOrPresetName);
+    const std::vector<std::string> names = presetNames();
+    const std::string hint = didYouMean(pathOrPresetName, std::vector<std::string_view>(names.begin(), names.end()));
+    return { std::nullopt,
+        { { Severity::Error, pathOrPresetName, 0, 0, {},
+            "no such config file or preset (presets: " + joinedNames(names) + ")" + hint } } };
+}
+
+} // namespace stagecraft

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+#include "config/configvalidator.h"
+
+#include "config/configwriter.h"
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+namespace stagecraft {
+
+namespace {
+
+    class Validator
+    {
+    public:
+        explicit Validator(std::vector<Diagnostic>& out)
+            : m_out(out)
+        {
+        }
+
+        void error(std::string keyPath, std::string message)
+        {
+            add(Severity::Error, std::move(keyPath), std::move(message));
+        }
+        void warning(std::string keyPath, std::string message)
+        {
+            add(Severity::Warning, std::move(keyPath), std::move(message));
+        }
+
+        /// Checks value > 0; returns whether it is.
+        bool positive(const std::string& keyPath, int64_t value)
+        {
+            if (value > 0)
+                return true;
+            error(keyPath, "expected a positive integer, found " + std::to_string(value));
+            return false;
+        }
+
+        bool nonNegative(const std::string& keyPath, int64_t value)
+        {
+            if (value >= 0)
+                return true;
+            error(keyPath, "expected a non-negative integer, found " + std::to_string(value));
+            return false;
+        }
+
+    private:
+        void add(Severity severity, std::string keyPath, std::string message)
+        {
+            m_out.push_back({ severity, {}, 0, 0, std::move(keyPath), std::move(message) });
+        }
+
+        std::vector<Diagnostic>& m_out;
+    };
+
+    std::string str(int64_t value)
+    {
+        return std::to_string(value);
+    }
+
+    /// a * b, or -1 when it overflows (both operands are positive where this is used).
+    int64_t product(int64_t a, int64_t b)
+    {
+        int64_t result = 0;
+        return __builtin_mul_overflow(a, b, &result) ? -1 : result;
+    }
+
+    void validateName(const Config& config, Validator& v)
+    {
+        const std::string& name = config.name;
+        if (name.empty())
+            v.error("name", "expected a non-empty name (used for output file names)");
+        else if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos)
+            v.error(
+                "name", "name \"" + name + "\" must not contain a path separator ('/' or '\\'); it names output files");
+        else if (name.find("..") != std::string::npos)
+            v.error("name", "name \"" + name + "\" must not contain \"..\"; it names output files");
+    }
+
+    void validateModel(const ModelConfig& m, Validator& v)
+    {
+        v.positive("model.layers", m.layers);
+        const bool hiddenOk = v.positive("model.hidden", m.hidden);
+        v.positive("model.ffn_hidden", m.ffnHidden);
+        const bool headsOk = v.positive("model.heads", m.heads);
+        const bool kvOk = v.positive("model.kv_heads", m.kvHeads);
+        v.positive("model.vocab", m.vocab);
+        v.positive("model.seq_len", m.seqLen);
+        v.nonNegative("model.experts", m.experts);
+        v.nonNegative("model.top_k", m.topK);
+        v.nonNegative("model.expert_ffn_hidden", m.expertFfnHidden);
+        v.nonNegative("model.shared_expert_ffn_hidden", m.sharedExpertFfnHidden);
+        if (!(m.ropeTheta >= 0))
+            v.error("model.rope_theta", "expected a non-negative number, found " + formatNumber(m.ropeTheta));
+
+        if (hiddenOk && headsOk && m.hidden % m.heads != 0)
+            v.error("model.hidden", "hidden=" + str(m.hidden) + " is not divisible by heads=" + str(m.heads));
+        if (headsOk && kvOk) {
+            if (m.kvHeads > m.heads)
+                v.error("model.kv_heads", "kv_heads=" + str(m.kvHeads) + " exceeds heads=" + str(m.heads));
+            else if (m.heads % m.kvHeads != 0)
+                v.error("model.heads", "heads=" + str(m.heads) + " is not divisible by kv_heads=" + str(m.kvHeads));
+            if (m.family == Family::Gpt && m.kvHeads != m.heads)
+                v.error("model.kv_heads",
+                    "family gpt uses multi-head attention: kv_heads=" + str(m.kvHeads)
+                        + " must equal heads=" + str(m.heads));
+        }
+
+        if (m.family == Family::Moe) {
+            if (m.experts < 1)
+                v.error("model.experts", "family moe needs experts >= 1, found " + str(m.experts));
+            else if (m.topK < 1 || m.topK > m.experts)
+                v.error("model.top_k",
+                    "family moe needs 1 <= top_k <= experts=" + str(m.experts) + ", found top_k=" + str(m.topK));
+            if (m.expertFfnHidden <= 0)
+                v.error("model.expert_ffn_hidden",
+                    "family moe needs expert_ffn_hidden > 0, found " + str(m.expertFfnHidden));
+        } else {
+            const std::string family = toString(m.family);
+            if (m.experts != 0)
+                v.error("model.experts", "experts=" + str(m.experts) + " needs family moe (family is " + family + ")");
+            if (m.topK != 0)
+                v.error("model.top_k", "top_k=" + str(m.topK) + " needs family moe (family is " + family + ")");
+            if (m.expertFfnHidden != 0 || m.sharedExpertFfnHidden != 0)
+                v.warning(m.expertFfnHidden != 0 ? "model.expert_ffn_hidden" : "model.shared_expert_ffn_hidden",
+                    "expert FFN sizes have no effect with family " + family);
+        }
+    }
+
+    void validateTraining(const Config& c, Validator& v)
+    {
+        const TrainingConfig& t = c.training;
+        const bool globalOk = v.positive("training.global_batch", t.globalBatch);
+        const bool microOk = v.positive("training.micro_batch", t.microBatch);
+        if (globalOk && microOk && c.parallelism.dp > 0) {
+            const int64_t perStep = product(t.microBatch, c.parallelism.dp);
+            if (perStep < 0 || t.globalBatch % perStep != 0)
+                v.error("training.global_batch",
+                    "global_batch=" + str(t.globalBatch) + " is not divisible by micro_batch*dp = " + str(t.microBatch)
+                        + "*" + str(c.parallelism.dp) + (perStep < 0 ? std::string() : " = " + str(perStep)));
+        }
+        if (t.optimizer != "adam")
+            v.error("training.optimizer", "expected adam (the only optimizer modelled), found \"" + t.optimizer + "\"");
+    }
+
+    void validateParallelism(const Config& c, Validator& v)
+    {
+        const ModelConfig& m = c.model;
+        const ParallelismConfig& p = c.parallelism;
+        const bool dpOk = v.positive("parallelism.dp", p.dp);
+        const bool tpOk = v.positive("parallelism.tp", p.tp);
+        const bool ppOk = v.positive("parallelism.pp", p.pp);
+        const bool cpOk = v.positive("parallelism.cp", p.cp);
+        const bool epOk = v.positive("parallelism.ep", p.ep);
+        const bool vsOk = v.positive("parallelism.virtual_stages", p.virtualStages);
+
+        if (dpOk && tpOk && ppOk && cpOk) {
+            int64_t world = product(product(p.dp, p.tp), product(p.pp, p.cp));
+            if (world < 0 || world > kMaxWorldSize)
+                v.error("parallelism.dp",
+                    "world size dp*tp*pp*cp = " + str(p.dp) + "*" + str(p.tp) + "*" + str(p.pp) + "*" + str(p.cp)
+                        + " exceeds the supported maximum of " + str(kMaxWorldSize) + " GPUs");
+        }
+
+        if (tpOk) {
+            auto tpDivides = [&](const char* what, int64_t value) {
+                if (value > 0 && value % p.tp != 0)
+                    v.error("parallelism.tp", "tp=" + str(p.tp) + " does not divide " + what + "=" + str(value));
+            };
+            tpDivides("heads", m.heads);
+            tpDivides("kv_heads", m.kvHeads);
+            tpDivides("ffn_hidden", m.ffnHidden);
+            if (m.family == Family::Moe) {
+                tpDivides("expert_ffn_hidden", m.expertFfnHidden);
+                tpDivides("shared_expert_ffn_hidden", m.sharedExpertFfnHidden);
+            }
+        }
+        if (ppOk && m.layers > 0 && p.pp > m.layers)
+            v.error(
+                "parallelism.pp", "pp=" + str(p.pp) + " exceeds layers=" + str(m.layers) + " (a stage needs a layer)");
+        if (epOk && dpOk && p.dp % p.ep != 0)
+            v.error("parallelism.ep",
+                "ep=" + str(p.ep) + " does not divide dp=" + str(p.dp)
+                    + " (experts are split within data-parallel ranks)");
+        if (epOk && m.family == Family::Moe && m.experts > 0 && m.experts % p.ep != 0)
+            v.error("parallelism.ep", "ep=" + str(p.ep) + " does not divide experts=" + str(m.experts));
+        if (epOk && p.ep > 1 && m.family != Family::Moe)
+            v.warning("parallelism.ep",
+                "ep=" + str(p.ep) + " has no effect: family " + std::string(toString(m.family)) + " has no experts");
+
+        if (p.sequenceParallel && tpOk && p.tp == 1)
+            v.warning("parallelism.sequence_parallel", "sequence_parallel has no effect with tp=1");
+        if (cpOk && m.seqLen > 0) {
+            if (m.seqLen % p.cp != 0)
+                v.error("parallelism.cp", "cp=" + str(p.cp) + " does not divide seq_len=" + str(m.seqLen));
+            else if (p.sequenceParallel && tpOk) {
+                const int64_t split = product(p.cp, p.tp);
+                if (split < 0 || m.seqLen % split != 0)
+                    v.error("parallelism.sequence_parallel",
+                        "sequence_parallel needs seq_len=" + str(m.seqLen) + " divisible by cp*tp = " + str(p.cp) + "*"
+                            + str(p.tp) + (split < 0 ? std::string() : " = " + str(split)));
+            }
+        }
+
+        if (vsOk) {
+            if (p.virtualStages > 1 && p.schedule != Schedule::Interleaved)
+                v.error("parallelism.virtual_stages",
+                    "virtual_stages=" + str(p.virtualStages) + " needs schedule interleaved, found schedule "
+                        + toString(p.schedule));
+            if (p.schedule == Schedule::Interleaved && ppOk && m.layers > 0) {
+                const int64_t chunks = product(p.pp, p.virtualStages);
+                if (chunks < 0 || m.layers % chunks != 0)
+                    v.error("parallelism.virtual_stages",
+                        "schedule interleaved needs layers=" + str(m.layers)
+                            + " divisible by pp*virtual_stages = " + str(p.pp) + "*" + str(p.virtualStages)
+                            + (chunks < 0 ? std::string() : " = " + str(chunks)));
+            }
+            if (p.schedule == Schedule::Interleaved && p.virtualStages == 1)
+                v.warning("parallelism.schedule", "schedule interleaved with virtual_stages=1 is plain 1f1b");
+        }
+
+        if (p.zero < 0 || p.zero > 3)
+            v.error("parallelism.zero", "expected one of 0, 1, 2, 3, found " + str(p.zero));
+
+        std::array<int, kMeshAxisCount> seen {};
+        bool rankOrderOk = p.rankOrder.size() == size_t(kMeshAxisCount);
+        for (MeshAxis axis : p.rankOrder) {
+            const auto index = size_t(axis);
+            if (index >= seen.size() || ++seen[index] > 1)
+                rankOrderOk = false;
+        }
+        if (!rankOrderOk) {
+            std::string problem;
+            for (int i = 0; i < kMeshAxisCount; ++i) {
+                const std::string axis = toString(MeshAxis(i));
+                if (seen[size_t(i)] == 0)
+                    problem += (problem.empty() ? "" : ", ") + axis + " is missing";
+                else if (seen[size_t(i)] > 1)
+                    problem += (problem.empty() ? "" : ", ") + axis + " appears " + str(seen[size_t(i)]) + " times";
+            }
+            v.error("parallelism.rank_order",
+                "expected each of dp, tp, cp, ep, pp exactly once, found " + str(int64_t(p.rankOrder.size()))
+                    + " axes (" + problem + ")");
+        }
+        if (p.gradientBucketBytes < 0)
+            v.error("parallelism.gradient_bucket_mb",
+                "expected a non-negative size, found " + str(p.gradientBucketBytes) + " bytes");
+    }
+
+    void validateCluster(const ClusterConfig& cl, Validator& v)
+    {
+        if (cl.gpu.empty())
+            v.error("cluster.gpu", "expected a GPU name such as h100-sxm, found an empty string");
+        v.positive("cluster.gpus_per_node", cl.gpusPerNode);
+        if (!(cl.intraNodeBandwidthGbps > 0))
+            v.error("cluster.intra_node_bandwidth_gbps",
+                "expected a positive number (GB/s), found " + formatNumber(cl.intraNodeBandwidthGbps));
+        if (!(cl.interNodeBandwidthGbps > 0))
+            v.error("cluster.inter_node_bandwidth_gbps",
+                "expected a positive number (GB/s), found " + formatNumber(cl.interNodeBandwidthGbps));
+    }
+
+} // namespace
+
+std::vector<Diagnostic> validateConfig(const Config& config)
+{
+    std::vector<Diagnostic> out;
+    Validator v(out);
+    validateName(config, v);
+    validateModel(config.model, v);
+    validateTraining(config, v);
+    validateParallelism(config, v);
+    validateCluster(config.cluster, v);
+    return out;
+}
+
+} // namespace stagecraft

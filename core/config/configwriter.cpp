@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+#include "config/configwriter.h"
+
+#include <charconv>
+#include <cstdio>
+
+namespace stagecraft {
+
+namespace {
+
+    /// A YAML double-quoted scalar: always safe, whatever the text ("yes", "1e3", "a: b", "#x").
+    std::string quoted(const std::string& text)
+    {
+        std::string out = "\"";
+        for (const char c : text) {
+            const auto byte = static_cast<unsigned char>(c);
+            if (c == '"' || c == '\\') {
+                out += '\\';
+                out += c;
+            } else if (c == '\n') {
+                out += "\\n";
+            } else if (c == '\t') {
+                out += "\\t";
+            } else if (byte < 0x20 || byte == 0x7f) {
+                char escape[8];
+                std::snprintf(escape, sizeof escape, "\\x%02x", byte);
+                out += escape;
+            } else {
+                out += c;
+            }
+        }
+        return out + "\"";
+    }
+
+    const char* boolText(bool value)
+    {
+        return value ? "true" : "false";
+    }
+
+} // namespace
+
+std::string formatNumber(double value)
+{
+    char buffer[64];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return result.ec == std::errc() ? std::string(buffer, result.ptr) : std::string("nan");
+}
+
+std::string toYaml(const Config& c)
+{
+    const ModelConfig& m = c.model;
+    const TrainingConfig& t = c.training;
+    const ParallelismConfig& p = c.parallelism;
+    const ClusterConfig& cl = c.cluster;
+    auto integer = [](int64_t value) { return std::to_string(value); };
+
+    std::string out = "# Stagecraft workload config (every key written; see DESIGN.md section 2)\n";
+    out += "name: " + quoted(c.name) + "\n";
+    out += "model:\n";
+    if (!m.preset.empty())
+        out += "  preset: " + quoted(m.preset) + "\n";
+    out += std::string("  family: ") + toString(m.family) + "\n";
+    out += "  layers: " + integer(m.layers) + "\n";
+    out += "  hidden: " + integer(m.hidden) + "\n";
+    out += "  ffn_hidden: " + integer(m.ffnHidden) + "\n";
+    out += "  heads: " + integer(m.heads) + "\n";
+    out += "  kv_heads: " + integer(m.kvHeads) + "\n";
+    out += "  vocab: " + integer(m.vocab) + "\n";
+    out += "  seq_len: " + integer(m.seqLen) + "\n";
+    out += "  experts: " + integer(m.experts) + "\n";
+    out += "  top_k: " + integer(m.topK) + "\n";
+    out += "  expert_ffn_hidden: " + integer(m.expertFfnHidden) + "\n";
+    out += "  shared_expert_ffn_hidden: " + integer(m.sharedExpertFfnHidden) + "\n";
+    out += std::string("  causal_mask: ") + boolText(m.causalMask) + "\n";
+    out += std::string("  tied_embeddings: ") + boolText(m.tiedEmbeddings) + "\n";
+    out += "  rope_theta: " + formatNumber(m.ropeTheta) + "\n";
+    out += "training:\n";
+    out += "  global_batch: " + integer(t.globalBatch) + "\n";
+    out += "  micro_batch: " + integer(t.microBatch) + "\n";
+    out += std::string("  precision: ") + toString(t.precision) + "\n";
+    out += "  optimizer: " + quoted(t.optimizer) + "\n";
+    out += std::string("  recompute: ") + toString(t.recompute) + "\n";
+    out += "parallelism:\n";
+    out += "  dp: " + integer(p.dp) + "\n";
+    out += "  tp: " + integer(p.tp) + "\n";
+    out += "  pp: " + integer(p.pp) + "\n";
+    out += "  cp: " + integer(p.cp) + "\n";
+    out += "  ep: " + integer(p.ep) + "\n";
+    out += std::string("  sequence_parallel: ") + boolText(p.sequenceParallel) + "\n";
+    out += "  zero: " + integer(p.zero) + "\n";
+    out += std::string("  schedule: ") + toString(p.schedule) + "\n";
+    out += "  virtual_stages: " + integer(p.virtualStages) + "\n";
+    out += "  rank_order: [";
+    for (size_t i = 0; i < p.rankOrder.size(); ++i)
+        out += (i ? ", " : "") + std::string(toString(p.rankOrder[i]));
+    out += "]\n";
+    // Bytes / 2^20 is exact for any byte count below 2^53, so the MiB value reads back to the same bytes.
+    out += "  gradient_bucket_mb: " + formatNumber(double(p.gradientBucketBytes) / double(1 << 20)) + "\n";
+    out += "cluster:\n";
+    out += "  gpu: " + quoted(cl.gpu) + "\n";
+    out += "  gpus_per_node: " + integer(cl.gpusPerNode) + "\n";
+    out += "  intra_node_bandwidth_gbps: " + formatNumber(cl.intraNodeBandwidthGbps) + "\n";
+    out += "  inter_node_bandwidth_gbps: " + formatNumber(cl.interNodeBandwidthGbps) + "\n";
+    return out;
+}
+
+} // namespace stagecraft
