@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-int main()
+// stagecraft: the headless command line. Links core only.
+#include "cliapp.h"
+
+int main(int argc, char** argv)
 {
-    return 0;
+    return stagecraft::cli::run(argc, argv);
 }

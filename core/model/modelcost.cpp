@@ -43,16 +43,16 @@ Binding modelBinding(const Config& config, bool padVocabForTp)
 }
 
 namespace {
-bool evalInto(const Expr& e, const Binding& b, int64_t& out, std::string& error)
-{
-    EvalResult r = e.evaluate(b);
-    if (!r.ok()) {
-        error = describeEvalError(e, r);
-        return false;
+    bool evalInto(const Expr& e, const Binding& b, int64_t& out, std::string& error)
+    {
+        EvalResult r = e.evaluate(b);
+        if (!r.ok()) {
+            error = describeEvalError(e, r);
+            return false;
+        }
+        out = r.value;
+        return true;
     }
-    out = r.value;
-    return true;
-}
 } // namespace
 
 bool computeModelCost(const ModelGraph& graph, const Config& config, ModelCost& out, std::string& error)
@@ -63,8 +63,8 @@ bool computeModelCost(const ModelGraph& graph, const Config& config, ModelCost& 
         if (op.pass != Pass::Forward)
             continue;
         const bool full = config.training.recompute == Recompute::Full && op.recompute != RecomputeClass::Never;
-        const bool selective
-            = config.training.recompute == Recompute::Selective && op.recompute == RecomputeClass::Selective;
+        const bool selective =
+            config.training.recompute == Recompute::Selective && op.recompute == RecomputeClass::Selective;
         if (full || selective)
             recompute += op.flops();
     }

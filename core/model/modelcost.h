@@ -22,7 +22,8 @@ Binding modelBinding(const Config& config, bool padVocabForTp = false);
 int64_t paddedVocab(int64_t vocab, int64_t tp);
 
 /// Whole-model totals of one training iteration, unsharded.
-struct ModelCost {
+struct ModelCost
+{
     int64_t params = 0; ///< trainable parameters (published vocabulary)
     int64_t forwardFlopsPerMicroBatch = 0;
     int64_t backwardFlopsPerMicroBatch = 0;

@@ -14,23 +14,23 @@ namespace stagecraft {
 // 2021 and PaLM appendix B); for pointwise work we count arithmetic operations per element as a fused kernel
 // would execute them. These are our convention, small next to the matmuls (O(1/h) of the total).
 namespace flopcost {
-constexpr int64_t kMultiplyAdd = 2;
-constexpr int64_t kLayerNormFwd = 8; // mean, variance, normalize, scale, shift
-constexpr int64_t kRmsNormFwd = 4; // square-sum, rsqrt scale, weight
-constexpr int64_t kSoftmaxFwd = 5; // max, subtract, exp, sum, divide
-constexpr int64_t kSoftmaxBwd = 4;
-constexpr int64_t kGeluFwd = 8; // tanh approximation
-constexpr int64_t kGeluBwd = 16;
-constexpr int64_t kSwigluFwd = 5; // silu(g) * u
-constexpr int64_t kSwigluBwd = 10;
-constexpr int64_t kRope = 3; // x*cos + rotate(x)*sin
-constexpr int64_t kDropout = 1;
-constexpr int64_t kCrossEntropyFwd = 4; // max, exp, sum (log-sum-exp stats over the vocabulary)
-constexpr int64_t kCrossEntropyBwd = 3; // softmax - one-hot, scale
-constexpr int64_t kRouterFwd = 5; // softmax + top-k selection over experts
-constexpr int64_t kRouterBwd = 4;
-constexpr int64_t kCombine = 2; // weighted sum of the top-k expert outputs
-constexpr int64_t kAdam = 12; // two moment updates, bias correction, sqrt, divide, update
+    constexpr int64_t kMultiplyAdd = 2;
+    constexpr int64_t kLayerNormFwd = 8; // mean, variance, normalize, scale, shift
+    constexpr int64_t kRmsNormFwd = 4; // square-sum, rsqrt scale, weight
+    constexpr int64_t kSoftmaxFwd = 5; // max, subtract, exp, sum, divide
+    constexpr int64_t kSoftmaxBwd = 4;
+    constexpr int64_t kGeluFwd = 8; // tanh approximation
+    constexpr int64_t kGeluBwd = 16;
+    constexpr int64_t kSwigluFwd = 5; // silu(g) * u
+    constexpr int64_t kSwigluBwd = 10;
+    constexpr int64_t kRope = 3; // x*cos + rotate(x)*sin
+    constexpr int64_t kDropout = 1;
+    constexpr int64_t kCrossEntropyFwd = 4; // max, exp, sum (log-sum-exp stats over the vocabulary)
+    constexpr int64_t kCrossEntropyBwd = 3; // softmax - one-hot, scale
+    constexpr int64_t kRouterFwd = 5; // softmax + top-k selection over experts
+    constexpr int64_t kRouterBwd = 4;
+    constexpr int64_t kCombine = 2; // weighted sum of the top-k expert outputs
+    constexpr int64_t kAdam = 12; // two moment updates, bias correction, sqrt, divide, update
 } // namespace flopcost
 
 int ModelGraph::weightIndex(TensorId id) const
@@ -60,534 +60,552 @@ Expr ModelGraph::flops(Pass pass) const
 
 namespace {
 
-using Labels = std::vector<Index>;
-using I = Index;
+    using Labels = std::vector<Index>;
+    using I = Index;
 
-Expr constant(int64_t v)
-{
-    return Expr(v);
-}
-
-/// Builds the forward graph with small helpers, then derives backward from per-kind rules.
-class Builder
-{
-public:
-    Builder(const ModelConfig& model, Precision precision)
-        : m_model(model)
+    Expr constant(int64_t v)
     {
-        m_graph = std::make_shared<ModelGraph>();
-        m_graph->family = model.family;
-        m_graph->layers = static_cast<int32_t>(model.layers);
-        m_graph->precision = precision;
-        m_graph->causalMask = model.causalMask;
-        m_graph->tiedEmbeddings = model.tiedEmbeddings;
-        m_act = precision == Precision::Fp32 ? DType::F32 : precision == Precision::Fp16 ? DType::F16 : DType::BF16;
+        return Expr(v);
     }
 
-    std::shared_ptr<const ModelGraph> build();
-
-private:
-    ModelGraph& g() { return *m_graph; }
-
-    TensorId newTensor(std::string name, Labels dims, TensorRole role, int32_t layer, DType dtype, bool requiresGrad)
+    /// Builds the forward graph with small helpers, then derives backward from per-kind rules.
+    class Builder
     {
-        Tensor t;
-        t.name = std::move(name);
-        t.dims = std::move(dims);
-        t.role = role;
-        t.layer = layer;
-        t.dtype = dtype;
-        t.requiresGrad = requiresGrad;
-        g().tensors.push_back(std::move(t));
-        return TensorId { static_cast<int32_t>(g().tensors.size() - 1) };
+    public:
+        Builder(const ModelConfig& model, Precision precision)
+            : m_model(model)
+        {
+            m_graph = std::make_shared<ModelGraph>();
+            m_graph->family = model.family;
+            m_graph->layers = static_cast<int32_t>(model.layers);
+            m_graph->precision = precision;
+            m_graph->causalMask = model.causalMask;
+            m_graph->tiedEmbeddings = model.tiedEmbeddings;
+            m_graph->sharedExpert = model.family == Family::Moe && model.sharedExpertFfnHidden > 0;
+            m_act = precision == Precision::Fp32 ? DType::F32 : precision == Precision::Fp16 ? DType::F16 : DType::BF16;
+        }
+
+        std::shared_ptr<const ModelGraph> build();
+
+    private:
+        ModelGraph& g()
+        {
+            return *m_graph;
+        }
+
+        TensorId newTensor(
+            std::string name, Labels dims, TensorRole role, int32_t layer, DType dtype, bool requiresGrad)
+        {
+            Tensor t;
+            t.name = std::move(name);
+            t.dims = std::move(dims);
+            t.role = role;
+            t.layer = layer;
+            t.dtype = dtype;
+            t.requiresGrad = requiresGrad;
+            g().tensors.push_back(std::move(t));
+            return TensorId { static_cast<int32_t>(g().tensors.size() - 1) };
+        }
+
+        TensorId weight(const std::string& name, Labels dims, bool expert = false)
+        {
+            TensorId id = newTensor(name, std::move(dims), TensorRole::Weight, m_layer, m_act, true);
+            g().tensors[static_cast<size_t>(id.value)].isExpertWeight = expert;
+            g().weights.push_back(id);
+            TensorId grad = newTensor("d:" + name, g().tensor(id).dims, TensorRole::WeightGrad, m_layer, m_act, false);
+            g().tensors[static_cast<size_t>(grad.value)].gradOf = id;
+            g().tensors[static_cast<size_t>(grad.value)].isExpertWeight = expert;
+            g().weightGrads.push_back(grad);
+            return id;
+        }
+
+        Operand in(TensorId t) const
+        {
+            return Operand { t, g_const().tensor(t).dims };
+        }
+        Operand in(TensorId t, Labels labels) const
+        {
+            return Operand { t, std::move(labels) };
+        }
+        const ModelGraph& g_const() const
+        {
+            return *m_graph;
+        }
+
+        int addOp(OpKind kind, std::string name, Region region, std::vector<Operand> inputs,
+            std::vector<Operand> outputs, Labels space, Expr flopsPerPoint, Pass pass = Pass::Forward)
+        {
+            Op op;
+            op.kind = kind;
+            op.name = std::move(name);
+            op.pass = pass;
+            op.layer = m_layer;
+            op.region = region;
+            op.recompute = pass == Pass::Forward ? m_recompute : RecomputeClass::Never;
+            op.inputs = std::move(inputs);
+            op.outputs = std::move(outputs);
+            op.space = std::move(space);
+            op.flopsPerPoint = std::move(flopsPerPoint);
+            g().ops.push_back(std::move(op));
+            return static_cast<int>(g().ops.size() - 1);
+        }
+
+        /// Forward op with one new activation output whose dims are `outDims`.
+        TensorId fwd(OpKind kind, const std::string& name, Region region, std::vector<Operand> inputs, Labels outDims,
+            Labels space, Expr flopsPerPoint, DType dtype)
+        {
+            TensorId out = newTensor(name, outDims, TensorRole::Activation, m_layer, dtype, true);
+            addOp(kind, name, region, std::move(inputs), { Operand { out, outDims } }, std::move(space),
+                std::move(flopsPerPoint));
+            return out;
+        }
+        TensorId fwd(OpKind kind, const std::string& name, Region region, std::vector<Operand> inputs, Labels outDims,
+            Labels space, Expr flopsPerPoint)
+        {
+            return fwd(kind, name, region, std::move(inputs), std::move(outDims), std::move(space),
+                std::move(flopsPerPoint), m_act);
+        }
+
+        /// out[outLabels] = x[xLabels] . w[wLabels], contracting the labels absent from the output.
+        TensorId matmul(const std::string& name, Region region, Operand x, TensorId w, Labels outDims)
+        {
+            Labels space = x.labels;
+            for (Index i : g().tensor(w).dims)
+                if (std::find(space.begin(), space.end(), i) == space.end())
+                    space.push_back(i);
+            return fwd(OpKind::MatMul, name, region, { std::move(x), in(w) }, std::move(outDims), std::move(space),
+                constant(flopcost::kMultiplyAdd));
+        }
+
+        TensorId norm(const std::string& name, TensorId x)
+        {
+            const bool layerNorm = m_model.family == Family::Gpt;
+            std::vector<Operand> inputs { in(x), in(weight(name + ".weight", { I::Hidden })) };
+            if (layerNorm)
+                inputs.push_back(in(weight(name + ".bias", { I::Hidden })));
+            return fwd(OpKind::Norm, name, Region::Sequence, std::move(inputs), g().tensor(x).dims, g().tensor(x).dims,
+                constant(layerNorm ? flopcost::kLayerNormFwd : flopcost::kRmsNormFwd));
+        }
+
+        TensorId dropout(const std::string& name, Region region, TensorId x)
+        {
+            const Labels dims = g().tensor(x).dims;
+            TensorId out = newTensor(name, dims, TensorRole::Activation, m_layer, m_act, true);
+            TensorId mask = newTensor(name + ".mask", dims, TensorRole::Mask, m_layer, DType::U8, false);
+            addOp(OpKind::Dropout, name, region, { in(x) }, { Operand { out, dims }, Operand { mask, dims } }, dims,
+                constant(flopcost::kDropout));
+            return out;
+        }
+
+        TensorId add(const std::string& name, Region region, TensorId a, Operand b)
+        {
+            const Labels dims = g().tensor(a).dims;
+            return fwd(OpKind::Add, name, region, { in(a), std::move(b) }, dims, dims, constant(1));
+        }
+
+        /// A linear layer with an optional bias (gpt); the bias add is fused into the matmul kernel.
+        TensorId linear(const std::string& name, Region region, Operand x, Labels wDims, Labels outDims)
+        {
+            TensorId w = weight(name + ".weight", std::move(wDims));
+            TensorId y = matmul(name, region, std::move(x), w, outDims);
+            if (m_model.family == Family::Gpt) {
+                Labels biasDims(outDims.begin() + 2, outDims.end()); // the output features
+                TensorId b = weight(name + ".bias", biasDims);
+                g().ops.back().inputs.push_back(in(b));
+            }
+            return y;
+        }
+
+        TensorId attention(TensorId x);
+        TensorId denseMlp(const std::string& prefix, TensorId x, Index ffn, Region region);
+        TensorId moeMlp(TensorId x);
+        void differentiate();
+        void optimizer();
+
+        // Gradient bookkeeping for the reverse sweep.
+        TensorId finalGrad(TensorId t, Region fallbackRegion);
+        void contribute(TensorId t, TensorId grad, Region region);
+
+        const ModelConfig& m_model;
+        std::shared_ptr<ModelGraph> m_graph;
+        DType m_act = DType::BF16;
+        int32_t m_layer = -1;
+        RecomputeClass m_recompute = RecomputeClass::Never;
+
+        struct Contribution
+        {
+            TensorId grad;
+            Region region;
+        };
+        std::unordered_map<int32_t, std::vector<Contribution>> m_contributions;
+        std::unordered_map<int32_t, TensorId> m_finalGrads;
+    };
+
+    TensorId Builder::attention(TensorId x)
+    {
+        const std::string p = "L" + std::to_string(m_layer) + ".attn";
+        const bool gpt = m_model.family == Family::Gpt;
+        TensorId xn = norm(p + ".norm", x);
+        TensorId q = linear(p + ".q", Region::Attention, in(xn), { I::Hidden, I::Heads, I::HeadDim },
+            { I::Batch, I::Seq, I::Heads, I::HeadDim });
+        TensorId k = linear(p + ".k", Region::Attention, in(xn), { I::Hidden, I::KVHeads, I::HeadDim },
+            { I::Batch, I::Seq, I::KVHeads, I::HeadDim });
+        TensorId v = linear(p + ".v", Region::Attention, in(xn), { I::Hidden, I::KVHeads, I::HeadDim },
+            { I::Batch, I::Seq, I::KVHeads, I::HeadDim });
+        if (!gpt) {
+            const Labels qd { I::Batch, I::Seq, I::Heads, I::HeadDim };
+            const Labels kd { I::Batch, I::Seq, I::KVHeads, I::HeadDim };
+            q = fwd(OpKind::Rope, p + ".rope_q", Region::Attention, { in(q) }, qd, qd, constant(flopcost::kRope));
+            k = fwd(OpKind::Rope, p + ".rope_k", Region::Attention, { in(k) }, kd, kd, constant(flopcost::kRope));
+        }
+        // Core attention: Q K^T, softmax, (dropout), P V. The S x S work; a causal kernel does half of it.
+        const RecomputeClass saved = m_recompute;
+        m_recompute = RecomputeClass::Selective;
+        const Expr mac = m_model.causalMask ? Expr(1) : constant(flopcost::kMultiplyAdd);
+        const Labels scoreDims { I::Batch, I::Heads, I::Seq, I::SeqKV };
+        TensorId scores = fwd(OpKind::AttentionScores, p + ".scores", Region::Attention,
+            { in(q), in(k, { I::Batch, I::SeqKV, I::KVHeads, I::HeadDim }) }, scoreDims,
+            { I::Batch, I::Heads, I::Seq, I::SeqKV, I::HeadDim }, mac);
+        const Expr causalHalf = m_model.causalMask ? Expr(1) / Expr(2) : Expr(1);
+        TensorId probs = fwd(OpKind::Softmax, p + ".softmax", Region::Attention, { in(scores) }, scoreDims, scoreDims,
+            causalHalf * constant(flopcost::kSoftmaxFwd));
+        if (gpt)
+            probs = dropout(p + ".attn_dropout", Region::Attention, probs);
+        TensorId ctx = fwd(OpKind::AttentionContext, p + ".context", Region::Attention,
+            { in(probs), in(v, { I::Batch, I::SeqKV, I::KVHeads, I::HeadDim }) },
+            { I::Batch, I::Seq, I::Heads, I::HeadDim }, { I::Batch, I::Heads, I::Seq, I::SeqKV, I::HeadDim }, mac);
+        m_recompute = saved;
+        TensorId o = linear(
+            p + ".o", Region::Attention, in(ctx), { I::Heads, I::HeadDim, I::Hidden }, { I::Batch, I::Seq, I::Hidden });
+        if (gpt)
+            o = dropout(p + ".dropout", Region::Sequence, o);
+        return add(p + ".residual", Region::Sequence, x, in(o));
     }
 
-    TensorId weight(const std::string& name, Labels dims, bool expert = false)
+    TensorId Builder::denseMlp(const std::string& p, TensorId xn, Index ffn, Region region)
     {
-        TensorId id = newTensor(name, std::move(dims), TensorRole::Weight, m_layer, m_act, true);
-        g().tensors[static_cast<size_t>(id.value)].isExpertWeight = expert;
-        g().weights.push_back(id);
-        TensorId grad = newTensor("d:" + name, g().tensor(id).dims, TensorRole::WeightGrad, m_layer, m_act, false);
-        g().tensors[static_cast<size_t>(grad.value)].gradOf = id;
-        g().tensors[static_cast<size_t>(grad.value)].isExpertWeight = expert;
-        g().weightGrads.push_back(grad);
-        return id;
-    }
-
-    Operand in(TensorId t) const { return Operand { t, g_const().tensor(t).dims }; }
-    Operand in(TensorId t, Labels labels) const { return Operand { t, std::move(labels) }; }
-    const ModelGraph& g_const() const { return *m_graph; }
-
-    int addOp(OpKind kind, std::string name, Region region, std::vector<Operand> inputs, std::vector<Operand> outputs,
-        Labels space, Expr flopsPerPoint, Pass pass = Pass::Forward)
-    {
-        Op op;
-        op.kind = kind;
-        op.name = std::move(name);
-        op.pass = pass;
-        op.layer = m_layer;
-        op.region = region;
-        op.recompute = pass == Pass::Forward ? m_recompute : RecomputeClass::Never;
-        op.inputs = std::move(inputs);
-        op.outputs = std::move(outputs);
-        op.space = std::move(space);
-        op.flopsPerPoint = std::move(flopsPerPoint);
-        g().ops.push_back(std::move(op));
-        return static_cast<int>(g().ops.size() - 1);
-    }
-
-    /// Forward op with one new activation output whose dims are `outDims`.
-    TensorId fwd(OpKind kind, const std::string& name, Region region, std::vector<Operand> inputs, Labels outDims,
-        Labels space, Expr flopsPerPoint, DType dtype)
-    {
-        TensorId out = newTensor(name, outDims, TensorRole::Activation, m_layer, dtype, true);
-        addOp(kind, name, region, std::move(inputs), { Operand { out, outDims } }, std::move(space),
-            std::move(flopsPerPoint));
-        return out;
-    }
-    TensorId fwd(OpKind kind, const std::string& name, Region region, std::vector<Operand> inputs, Labels outDims,
-        Labels space, Expr flopsPerPoint)
-    {
-        return fwd(kind, name, region, std::move(inputs), std::move(outDims), std::move(space),
-            std::move(flopsPerPoint), m_act);
-    }
-
-    /// out[outLabels] = x[xLabels] . w[wLabels], contracting the labels absent from the output.
-    TensorId matmul(const std::string& name, Region region, Operand x, TensorId w, Labels outDims)
-    {
-        Labels space = x.labels;
-        for (Index i : g().tensor(w).dims)
-            if (std::find(space.begin(), space.end(), i) == space.end())
-                space.push_back(i);
-        return fwd(OpKind::MatMul, name, region, { std::move(x), in(w) }, std::move(outDims), std::move(space),
-            constant(flopcost::kMultiplyAdd));
-    }
-
-    TensorId norm(const std::string& name, TensorId x)
-    {
-        const bool layerNorm = m_model.family == Family::Gpt;
-        std::vector<Operand> inputs { in(x), in(weight(name + ".weight", { I::Hidden })) };
-        if (layerNorm)
-            inputs.push_back(in(weight(name + ".bias", { I::Hidden })));
-        return fwd(OpKind::Norm, name, Region::Sequence, std::move(inputs), g().tensor(x).dims,
-            g().tensor(x).dims, constant(layerNorm ? flopcost::kLayerNormFwd : flopcost::kRmsNormFwd));
-    }
-
-    TensorId dropout(const std::string& name, Region region, TensorId x)
-    {
-        const Labels dims = g().tensor(x).dims;
-        TensorId out = newTensor(name, dims, TensorRole::Activation, m_layer, m_act, true);
-        TensorId mask = newTensor(name + ".mask", dims, TensorRole::Mask, m_layer, DType::U8, false);
-        addOp(OpKind::Dropout, name, region, { in(x) }, { Operand { out, dims }, Operand { mask, dims } }, dims,
-            constant(flopcost::kDropout));
-        return out;
-    }
-
-    TensorId add(const std::string& name, Region region, TensorId a, Operand b)
-    {
-        const Labels dims = g().tensor(a).dims;
-        return fwd(OpKind::Add, name, region, { in(a), std::move(b) }, dims, dims, constant(1));
-    }
-
-    /// A linear layer with an optional bias (gpt); the bias add is fused into the matmul kernel.
-    TensorId linear(const std::string& name, Region region, Operand x, Labels wDims, Labels outDims)
-    {
-        TensorId w = weight(name + ".weight", std::move(wDims));
-        TensorId y = matmul(name, region, std::move(x), w, outDims);
+        const Labels hidden { I::Batch, I::Seq, ffn };
         if (m_model.family == Family::Gpt) {
-            Labels biasDims(outDims.begin() + 2, outDims.end()); // the output features
-            TensorId b = weight(name + ".bias", biasDims);
-            g().ops.back().inputs.push_back(in(b));
+            TensorId h = linear(p + ".fc1", region, in(xn), { I::Hidden, ffn }, hidden);
+            TensorId a =
+                fwd(OpKind::Activation, p + ".gelu", region, { in(h) }, hidden, hidden, constant(flopcost::kGeluFwd));
+            return linear(p + ".fc2", region, in(a), { ffn, I::Hidden }, { I::Batch, I::Seq, I::Hidden });
+        }
+        TensorId gate = linear(p + ".gate", region, in(xn), { I::Hidden, ffn }, hidden);
+        TensorId up = linear(p + ".up", region, in(xn), { I::Hidden, ffn }, hidden);
+        TensorId a = fwd(OpKind::Activation, p + ".swiglu", region, { in(gate), in(up) }, hidden, hidden,
+            constant(flopcost::kSwigluFwd));
+        return linear(p + ".down", region, in(a), { ffn, I::Hidden }, { I::Batch, I::Seq, I::Hidden });
+    }
+
+    TensorId Builder::moeMlp(TensorId xn)
+    {
+        const std::string p = "L" + std::to_string(m_layer) + ".moe";
+        const Labels tokens { I::Batch, I::Seq, I::Hidden };
+        TensorId wr = weight(p + ".router.weight", { I::Hidden, I::Experts });
+        TensorId logits = matmul(p + ".router", Region::Router, in(xn), wr, { I::Batch, I::Seq, I::Experts });
+        TensorId probs = fwd(OpKind::Router, p + ".topk", Region::Router, { in(logits) }, { I::Batch, I::Seq, I::TopK },
+            { I::Batch, I::Seq, I::Experts }, constant(flopcost::kRouterFwd), DType::F32);
+        // Tokens are permuted to their experts; every expert receives Batch*Seq*KExperts/Experts tokens (uniform
+        // routing assumed: the trace cannot know the data-dependent spread).
+        const Labels routed { I::Experts, I::Capacity, I::Hidden };
+        TensorId xe = fwd(OpKind::Dispatch, p + ".dispatch", Region::Router,
+            { in(xn), in(probs, { I::Batch, I::Seq, I::TopK }) }, routed, routed, Expr(0));
+        const Labels eh { I::Experts, I::Capacity, I::ExpertFfn };
+        TensorId w1 = weight(p + ".experts.gate.weight", { I::Experts, I::Hidden, I::ExpertFfn }, true);
+        TensorId w3 = weight(p + ".experts.up.weight", { I::Experts, I::Hidden, I::ExpertFfn }, true);
+        TensorId w2 = weight(p + ".experts.down.weight", { I::Experts, I::ExpertFfn, I::Hidden }, true);
+        TensorId gate = matmul(p + ".experts.gate", Region::Expert, in(xe), w1, eh);
+        TensorId up = matmul(p + ".experts.up", Region::Expert, in(xe), w3, eh);
+        TensorId a = fwd(OpKind::Activation, p + ".experts.swiglu", Region::Expert, { in(gate), in(up) }, eh, eh,
+            constant(flopcost::kSwigluFwd));
+        TensorId ye = matmul(p + ".experts.down", Region::Expert, in(a), w2, routed);
+        TensorId y = fwd(OpKind::Combine, p + ".combine", Region::Router, { in(ye), in(probs) }, tokens,
+            { I::Batch, I::Seq, I::TopK, I::Hidden }, constant(flopcost::kCombine));
+        if (m_model.sharedExpertFfnHidden > 0) {
+            TensorId shared = denseMlp(p + ".shared", xn, I::SharedFfn, Region::Mlp);
+            y = add(p + ".shared_add", Region::Sequence, y, in(shared));
         }
         return y;
     }
 
-    TensorId attention(TensorId x);
-    TensorId denseMlp(const std::string& prefix, TensorId x, Index ffn, Region region);
-    TensorId moeMlp(TensorId x);
-    void differentiate();
-    void optimizer();
+    std::shared_ptr<const ModelGraph> Builder::build()
+    {
+        if (m_model.layers <= 0)
+            throw std::invalid_argument("model has no layers");
+        const bool gpt = m_model.family == Family::Gpt;
+        const Labels tokenDims { I::Batch, I::Seq };
+        const Labels act { I::Batch, I::Seq, I::Hidden };
 
-    // Gradient bookkeeping for the reverse sweep.
-    TensorId finalGrad(TensorId t, Region fallbackRegion);
-    void contribute(TensorId t, TensorId grad, Region region);
-
-    const ModelConfig& m_model;
-    std::shared_ptr<ModelGraph> m_graph;
-    DType m_act = DType::BF16;
-    int32_t m_layer = -1;
-    RecomputeClass m_recompute = RecomputeClass::Never;
-
-    struct Contribution {
-        TensorId grad;
-        Region region;
-    };
-    std::unordered_map<int32_t, std::vector<Contribution>> m_contributions;
-    std::unordered_map<int32_t, TensorId> m_finalGrads;
-};
-
-TensorId Builder::attention(TensorId x)
-{
-    const std::string p = "L" + std::to_string(m_layer) + ".attn";
-    const bool gpt = m_model.family == Family::Gpt;
-    TensorId xn = norm(p + ".norm", x);
-    TensorId q = linear(p + ".q", Region::Attention, in(xn), { I::Hidden, I::Heads, I::HeadDim },
-        { I::Batch, I::Seq, I::Heads, I::HeadDim });
-    TensorId k = linear(p + ".k", Region::Attention, in(xn), { I::Hidden, I::KVHeads, I::HeadDim },
-        { I::Batch, I::Seq, I::KVHeads, I::HeadDim });
-    TensorId v = linear(p + ".v", Region::Attention, in(xn), { I::Hidden, I::KVHeads, I::HeadDim },
-        { I::Batch, I::Seq, I::KVHeads, I::HeadDim });
-    if (!gpt) {
-        const Labels qd { I::Batch, I::Seq, I::Heads, I::HeadDim };
-        const Labels kd { I::Batch, I::Seq, I::KVHeads, I::HeadDim };
-        q = fwd(OpKind::Rope, p + ".rope_q", Region::Attention, { in(q) }, qd, qd, constant(flopcost::kRope));
-        k = fwd(OpKind::Rope, p + ".rope_k", Region::Attention, { in(k) }, kd, kd, constant(flopcost::kRope));
-    }
-    // Core attention: Q K^T, softmax, (dropout), P V. The S x S work; a causal kernel does half of it.
-    const RecomputeClass saved = m_recompute;
-    m_recompute = RecomputeClass::Selective;
-    const Expr mac = m_model.causalMask ? Expr(1) : constant(flopcost::kMultiplyAdd);
-    const Labels scoreDims { I::Batch, I::Heads, I::Seq, I::SeqKV };
-    TensorId scores = fwd(OpKind::AttentionScores, p + ".scores", Region::Attention,
-        { in(q), in(k, { I::Batch, I::SeqKV, I::KVHeads, I::HeadDim }) }, scoreDims,
-        { I::Batch, I::Heads, I::Seq, I::SeqKV, I::HeadDim }, mac);
-    const Expr causalHalf = m_model.causalMask ? Expr(1) / Expr(2) : Expr(1);
-    TensorId probs = fwd(OpKind::Softmax, p + ".softmax", Region::Attention, { in(scores) }, scoreDims, scoreDims,
-        causalHalf * constant(flopcost::kSoftmaxFwd));
-    if (gpt)
-        probs = dropout(p + ".attn_dropout", Region::Attention, probs);
-    TensorId ctx = fwd(OpKind::AttentionContext, p + ".context", Region::Attention,
-        { in(probs), in(v, { I::Batch, I::SeqKV, I::KVHeads, I::HeadDim }) },
-        { I::Batch, I::Seq, I::Heads, I::HeadDim }, { I::Batch, I::Heads, I::Seq, I::SeqKV, I::HeadDim }, mac);
-    m_recompute = saved;
-    TensorId o = linear(p + ".o", Region::Attention, in(ctx), { I::Heads, I::HeadDim, I::Hidden },
-        { I::Batch, I::Seq, I::Hidden });
-    if (gpt)
-        o = dropout(p + ".dropout", Region::Sequence, o);
-    return add(p + ".residual", Region::Sequence, x, in(o));
-}
-
-TensorId Builder::denseMlp(const std::string& p, TensorId xn, Index ffn, Region region)
-{
-    const Labels hidden { I::Batch, I::Seq, ffn };
-    if (m_model.family == Family::Gpt) {
-        TensorId h = linear(p + ".fc1", region, in(xn), { I::Hidden, ffn }, hidden);
-        TensorId a = fwd(OpKind::Activation, p + ".gelu", region, { in(h) }, hidden, hidden,
-            constant(flopcost::kGeluFwd));
-        return linear(p + ".fc2", region, in(a), { ffn, I::Hidden }, { I::Batch, I::Seq, I::Hidden });
-    }
-    TensorId gate = linear(p + ".gate", region, in(xn), { I::Hidden, ffn }, hidden);
-    TensorId up = linear(p + ".up", region, in(xn), { I::Hidden, ffn }, hidden);
-    TensorId a = fwd(OpKind::Activation, p + ".swiglu", region, { in(gate), in(up) }, hidden, hidden,
-        constant(flopcost::kSwigluFwd));
-    return linear(p + ".down", region, in(a), { ffn, I::Hidden }, { I::Batch, I::Seq, I::Hidden });
-}
-
-TensorId Builder::moeMlp(TensorId xn)
-{
-    const std::string p = "L" + std::to_string(m_layer) + ".moe";
-    const Labels tokens { I::Batch, I::Seq, I::Hidden };
-    TensorId wr = weight(p + ".router.weight", { I::Hidden, I::Experts });
-    TensorId logits = matmul(p + ".router", Region::Router, in(xn), wr, { I::Batch, I::Seq, I::Experts });
-    TensorId probs = fwd(OpKind::Router, p + ".topk", Region::Router, { in(logits) }, { I::Batch, I::Seq, I::TopK },
-        { I::Batch, I::Seq, I::Experts }, constant(flopcost::kRouterFwd), DType::F32);
-    // Tokens are permuted to their experts; every expert receives Batch*Seq*KExperts/Experts tokens (uniform
-    // routing assumed: the trace cannot know the data-dependent spread).
-    const Labels routed { I::Experts, I::Capacity, I::Hidden };
-    TensorId xe = fwd(OpKind::Dispatch, p + ".dispatch", Region::Router,
-        { in(xn), in(probs, { I::Batch, I::Seq, I::TopK }) }, routed, routed, Expr(0));
-    const Labels eh { I::Experts, I::Capacity, I::ExpertFfn };
-    TensorId w1 = weight(p + ".experts.gate.weight", { I::Experts, I::Hidden, I::ExpertFfn }, true);
-    TensorId w3 = weight(p + ".experts.up.weight", { I::Experts, I::Hidden, I::ExpertFfn }, true);
-    TensorId w2 = weight(p + ".experts.down.weight", { I::Experts, I::ExpertFfn, I::Hidden }, true);
-    TensorId gate = matmul(p + ".experts.gate", Region::Expert, in(xe), w1, eh);
-    TensorId up = matmul(p + ".experts.up", Region::Expert, in(xe), w3, eh);
-    TensorId a
-        = fwd(OpKind::Activation, p + ".experts.swiglu", Region::Expert, { in(gate), in(up) }, eh, eh,
-            constant(flopcost::kSwigluFwd));
-    TensorId ye = matmul(p + ".experts.down", Region::Expert, in(a), w2, routed);
-    TensorId y = fwd(OpKind::Combine, p + ".combine", Region::Router, { in(ye), in(probs) }, tokens,
-        { I::Batch, I::Seq, I::TopK, I::Hidden }, constant(flopcost::kCombine));
-    if (m_model.sharedExpertFfnHidden > 0) {
-        TensorId shared = denseMlp(p + ".shared", xn, I::SharedFfn, Region::Mlp);
-        y = add(p + ".shared_add", Region::Sequence, y, in(shared));
-    }
-    return y;
-}
-
-std::shared_ptr<const ModelGraph> Builder::build()
-{
-    if (m_model.layers <= 0)
-        throw std::invalid_argument("model has no layers");
-    const bool gpt = m_model.family == Family::Gpt;
-    const Labels tokenDims { I::Batch, I::Seq };
-    const Labels act { I::Batch, I::Seq, I::Hidden };
-
-    // Embedding: a gather of rows, no matmul. Vocab is in the iteration space with zero cost so that a vocab
-    // split makes the output a partial sum (Megatron's vocab-parallel embedding).
-    m_layer = -1;
-    TensorId tokens = newTensor("tokens", tokenDims, TensorRole::Input, -1, DType::I32, false);
-    TensorId wemb = weight("embedding.weight", { I::Vocab, I::Hidden });
-    TensorId x = fwd(OpKind::Embedding, "embedding", Region::Vocab, { in(wemb), in(tokens) }, act,
-        { I::Batch, I::Seq, I::Hidden, I::Vocab }, Expr(0));
-    if (gpt) {
-        TensorId wpos = weight("position_embedding.weight", { I::Seq, I::Hidden });
-        x = add("embedding.add_position", Region::Sequence, x, in(wpos));
-        x = dropout("embedding.dropout", Region::Sequence, x);
-    }
-
-    for (int32_t l = 0; l < m_graph->layers; ++l) {
-        m_layer = l;
-        m_recompute = RecomputeClass::Full;
-        x = attention(x);
-        const std::string p = "L" + std::to_string(l);
-        TensorId xn = norm(p + ".mlp.norm", x);
-        TensorId y = m_model.family == Family::Moe ? moeMlp(xn) : denseMlp(p + ".mlp", xn, I::Ffn, Region::Mlp);
-        if (gpt)
-            y = dropout(p + ".mlp.dropout", Region::Sequence, y);
-        x = add(p + ".mlp.residual", Region::Sequence, x, in(y));
-    }
-
-    m_layer = m_graph->layers;
-    m_recompute = RecomputeClass::Never;
-    TensorId xf = norm("final_norm", x);
-    TensorId logits;
-    const Labels logitDims { I::Batch, I::Seq, I::Vocab };
-    if (m_model.tiedEmbeddings)
-        logits = fwd(OpKind::MatMul, "lm_head", Region::Vocab, { in(xf), in(wemb) }, logitDims,
-            { I::Batch, I::Seq, I::Hidden, I::Vocab }, constant(flopcost::kMultiplyAdd));
-    else
-        logits = matmul("lm_head", Region::Vocab, in(xf), weight("lm_head.weight", { I::Hidden, I::Vocab }),
-            logitDims);
-    TensorId labels = newTensor("labels", tokenDims, TensorRole::Input, m_layer, DType::I32, false);
-    // Cross-entropy over the vocabulary in two steps so that a vocab split shows its reduction: the log-sum-exp
-    // statistics are a partial sum over the vocab shards, the per-token loss needs them complete.
-    TensorId stats = fwd(OpKind::CrossEntropy, "loss.stats", Region::Vocab, { in(logits), in(labels) }, tokenDims,
-        { I::Batch, I::Seq, I::Vocab }, constant(flopcost::kCrossEntropyFwd), DType::F32);
-    TensorId loss = newTensor("loss", tokenDims, TensorRole::Loss, m_layer, DType::F32, false);
-    addOp(OpKind::CrossEntropy, "loss", Region::Vocab, { in(stats) }, { Operand { loss, tokenDims } }, tokenDims,
-        Expr(1));
-
-    m_graph->firstBackwardOp = static_cast<int32_t>(m_graph->ops.size());
-    differentiate();
-    m_graph->firstOptimizerOp = static_cast<int32_t>(m_graph->ops.size());
-    optimizer();
-    return m_graph;
-}
-
-void Builder::contribute(TensorId t, TensorId grad, Region region)
-{
-    m_contributions[t.value].push_back(Contribution { grad, region });
-}
-
-TensorId Builder::finalGrad(TensorId t, Region fallbackRegion)
-{
-    if (auto it = m_finalGrads.find(t.value); it != m_finalGrads.end())
-        return it->second;
-    auto it = m_contributions.find(t.value);
-    if (it == m_contributions.end() || it->second.empty())
-        return TensorId {};
-    const std::vector<Contribution>& parts = it->second;
-    TensorId result = parts.front().grad;
-    if (parts.size() > 1) {
-        // Sum in the contributors' region when they agree, so that partial sums add up before any reduction
-        // (one all-reduce of dX after the Q, K and V backward matmuls, not three).
-        Region region = parts.front().region;
-        for (const Contribution& c : parts)
-            if (c.region != region)
-                region = fallbackRegion;
-        const Tensor& src = g().tensor(t);
-        result = newTensor("d:" + src.name, src.dims, TensorRole::ActivationGrad, src.layer, src.dtype, false);
-        std::vector<Operand> inputs;
-        for (const Contribution& c : parts)
-            inputs.push_back(in(c.grad, src.dims));
-        const int32_t savedLayer = m_layer;
-        m_layer = src.layer;
-        addOp(OpKind::Add, "d:" + src.name + ".sum", region, std::move(inputs), { Operand { result, src.dims } },
-            src.dims, Expr(static_cast<int64_t>(parts.size() - 1)), Pass::Backward);
-        m_layer = savedLayer;
-    }
-    m_finalGrads[t.value] = result;
-    return result;
-}
-
-void Builder::differentiate()
-{
-    const int32_t forwardCount = m_graph->firstBackwardOp;
-    for (int32_t idx = forwardCount - 1; idx >= 0; --idx) {
-        const Op fop = g().ops[static_cast<size_t>(idx)]; // copy: ops grows below
-        m_layer = fop.layer;
-        auto gradFor = [&](const Operand& x, const std::string& suffix) -> Operand {
-            const Tensor& t = g().tensor(x.tensor);
-            if (t.role == TensorRole::Weight) {
-                const TensorId wg = g().weightGrads[static_cast<size_t>(g().weightIndex(x.tensor))];
-                return Operand { wg, x.labels };
-            }
-            TensorId d = newTensor("d:" + t.name + suffix, t.dims, TensorRole::ActivationGrad, fop.layer, t.dtype,
-                false);
-            return Operand { d, x.labels };
-        };
-        auto needsGrad = [&](const Operand& x) { return g().tensor(x.tensor).requiresGrad; };
-        auto record = [&](const Operand& x, const Operand& grad) {
-            if (g().tensor(x.tensor).role != TensorRole::Weight)
-                contribute(x.tensor, grad.tensor, fop.region);
-        };
-        auto emit = [&](const std::string& suffix, std::vector<Operand> inputs, std::vector<Operand> outputs,
-                        Expr flopsPerPoint) {
-            int i = addOp(fop.kind, fop.name + suffix, fop.region, std::move(inputs), std::move(outputs), fop.space,
-                std::move(flopsPerPoint), Pass::Backward);
-            g().ops[static_cast<size_t>(i)].forwardOp = idx;
-        };
-
-        if (fop.kind == OpKind::CrossEntropy) {
-            // The loss is the seed of backward: d logits = softmax(logits) - one-hot, from the saved logits and
-            // the (complete) statistics. The per-token "loss" op itself has no backward.
-            if (fop.name != "loss.stats")
-                continue;
-            const Operand& logits = fop.inputs[0];
-            const Op& lossOp = g().ops[static_cast<size_t>(idx + 1)];
-            Operand stats { lossOp.inputs[0].tensor, lossOp.inputs[0].labels };
-            Operand d = gradFor(logits, "");
-            emit(".bwd", { logits, stats, fop.inputs[1] }, { d }, constant(flopcost::kCrossEntropyBwd));
-            record(logits, d);
-            continue;
+        // Embedding: a gather of rows, no matmul. Vocab is in the iteration space with zero cost so that a vocab
+        // split makes the output a partial sum (Megatron's vocab-parallel embedding).
+        m_layer = -1;
+        TensorId tokens = newTensor("tokens", tokenDims, TensorRole::Input, -1, DType::I32, false);
+        TensorId wemb = weight("embedding.weight", { I::Vocab, I::Hidden });
+        TensorId x = fwd(OpKind::Embedding, "embedding", Region::Vocab, { in(wemb), in(tokens) }, act,
+            { I::Batch, I::Seq, I::Hidden, I::Vocab }, Expr(0));
+        if (gpt) {
+            TensorId wpos = weight("position_embedding.weight", { I::Seq, I::Hidden });
+            x = add("embedding.add_position", Region::Sequence, x, in(wpos));
+            x = dropout("embedding.dropout", Region::Sequence, x);
         }
 
-        // Gradients of this op's outputs; an op none of whose outputs received a gradient has no backward.
-        std::vector<Operand> dys;
-        for (const Operand& y : fop.outputs) {
-            if (g().tensor(y.tensor).role == TensorRole::Mask)
-                continue;
-            TensorId dy = finalGrad(y.tensor, fop.region);
-            if (dy.valid())
-                dys.push_back(Operand { dy, y.labels });
+        for (int32_t l = 0; l < m_graph->layers; ++l) {
+            m_layer = l;
+            m_recompute = RecomputeClass::Full;
+            x = attention(x);
+            const std::string p = "L" + std::to_string(l);
+            TensorId xn = norm(p + ".mlp.norm", x);
+            TensorId y = m_model.family == Family::Moe ? moeMlp(xn) : denseMlp(p + ".mlp", xn, I::Ffn, Region::Mlp);
+            if (gpt)
+                y = dropout(p + ".mlp.dropout", Region::Sequence, y);
+            x = add(p + ".mlp.residual", Region::Sequence, x, in(y));
         }
-        if (dys.empty())
-            continue;
-        const Operand& dy = dys.front();
 
-        switch (fop.kind) {
-        case OpKind::MatMul:
-        case OpKind::AttentionScores:
-        case OpKind::AttentionContext: {
-            // y = a . b  =>  da = dy . b,  db = a . dy, each with the forward's iteration space and cost.
-            // A fused bias (third input) gets its gradient as a reduction of dy inside the weight-grad kernel.
-            const Operand& a = fop.inputs[0];
-            const Operand& b = fop.inputs[1];
-            if (needsGrad(a)) {
-                Operand da = gradFor(a, "." + fop.name.substr(fop.name.rfind('.') + 1));
-                emit(".bwd_input", { dy, b }, { da }, fop.flopsPerPoint);
-                record(a, da);
-            }
-            if (needsGrad(b)) {
-                Operand db = gradFor(b, "." + fop.name.substr(fop.name.rfind('.') + 1));
-                std::vector<Operand> outs { db };
-                if (fop.inputs.size() > 2)
-                    outs.push_back(gradFor(fop.inputs[2], ""));
-                emit(".bwd_weight", { a, dy }, std::move(outs), fop.flopsPerPoint);
-                record(b, db);
-            }
-            break;
+        m_layer = m_graph->layers;
+        m_recompute = RecomputeClass::Never;
+        TensorId xf = norm("final_norm", x);
+        TensorId logits;
+        const Labels logitDims { I::Batch, I::Seq, I::Vocab };
+        if (m_model.tiedEmbeddings)
+            logits = fwd(OpKind::MatMul, "lm_head", Region::Vocab, { in(xf), in(wemb) }, logitDims,
+                { I::Batch, I::Seq, I::Hidden, I::Vocab }, constant(flopcost::kMultiplyAdd));
+        else
+            logits =
+                matmul("lm_head", Region::Vocab, in(xf), weight("lm_head.weight", { I::Hidden, I::Vocab }), logitDims);
+        TensorId labels = newTensor("labels", tokenDims, TensorRole::Input, m_layer, DType::I32, false);
+        // Cross-entropy over the vocabulary in two steps so that a vocab split shows its reduction: the log-sum-exp
+        // statistics are a partial sum over the vocab shards, the per-token loss needs them complete.
+        TensorId stats = fwd(OpKind::CrossEntropy, "loss.stats", Region::Vocab, { in(logits), in(labels) }, tokenDims,
+            { I::Batch, I::Seq, I::Vocab }, constant(flopcost::kCrossEntropyFwd), DType::F32);
+        TensorId loss = newTensor("loss", tokenDims, TensorRole::Loss, m_layer, DType::F32, false);
+        addOp(OpKind::CrossEntropy, "loss", Region::Vocab, { in(stats) }, { Operand { loss, tokenDims } }, tokenDims,
+            Expr(1));
+
+        m_graph->firstBackwardOp = static_cast<int32_t>(m_graph->ops.size());
+        differentiate();
+        m_graph->firstOptimizerOp = static_cast<int32_t>(m_graph->ops.size());
+        optimizer();
+        return m_graph;
+    }
+
+    void Builder::contribute(TensorId t, TensorId grad, Region region)
+    {
+        m_contributions[t.value].push_back(Contribution { grad, region });
+    }
+
+    TensorId Builder::finalGrad(TensorId t, Region fallbackRegion)
+    {
+        if (auto it = m_finalGrads.find(t.value); it != m_finalGrads.end())
+            return it->second;
+        auto it = m_contributions.find(t.value);
+        if (it == m_contributions.end() || it->second.empty())
+            return TensorId {};
+        const std::vector<Contribution>& parts = it->second;
+        TensorId result = parts.front().grad;
+        if (parts.size() > 1) {
+            // Sum in the contributors' region when they agree, so that partial sums add up before any reduction
+            // (one all-reduce of dX after the Q, K and V backward matmuls, not three).
+            Region region = parts.front().region;
+            for (const Contribution& c : parts)
+                if (c.region != region)
+                    region = fallbackRegion;
+            const Tensor& src = g().tensor(t);
+            result = newTensor("d:" + src.name, src.dims, TensorRole::ActivationGrad, src.layer, src.dtype, false);
+            std::vector<Operand> inputs;
+            for (const Contribution& c : parts)
+                inputs.push_back(in(c.grad, src.dims));
+            // The sum runs where its contributions are produced (the consuming layer), so a gradient crossing a
+            // pipeline cut is sent once, summed.
+            const int32_t savedLayer = m_layer;
+            m_layer = src.layer;
+            for (const Contribution& c : parts)
+                m_layer = std::max(m_layer, g().tensor(c.grad).layer);
+            addOp(OpKind::Add, "d:" + src.name + ".sum", region, std::move(inputs), { Operand { result, src.dims } },
+                src.dims, Expr(static_cast<int64_t>(parts.size() - 1)), Pass::Backward);
+            m_layer = savedLayer;
         }
-        case OpKind::Add: {
-            // Same-shaped inputs receive dy itself; a broadcast input (position embedding) gets dy summed over
-            // the indices it lacks.
-            for (const Operand& x : fop.inputs) {
-                if (!needsGrad(x))
-                    continue;
-                if (x.labels == dy.labels && g().tensor(x.tensor).role != TensorRole::Weight) {
-                    contribute(x.tensor, dy.tensor, fop.region);
-                    continue;
+        m_finalGrads[t.value] = result;
+        return result;
+    }
+
+    void Builder::differentiate()
+    {
+        const int32_t forwardCount = m_graph->firstBackwardOp;
+        for (int32_t idx = forwardCount - 1; idx >= 0; --idx) {
+            const Op fop = g().ops[static_cast<size_t>(idx)]; // copy: ops grows below
+            m_layer = fop.layer;
+            auto gradFor = [&](const Operand& x, const std::string& suffix) -> Operand {
+                const Tensor& t = g().tensor(x.tensor);
+                if (t.role == TensorRole::Weight) {
+                    const TensorId wg = g().weightGrads[static_cast<size_t>(g().weightIndex(x.tensor))];
+                    return Operand { wg, x.labels };
                 }
-                Operand dx = gradFor(x, "");
-                emit(".bwd", { dy }, { dx }, Expr(1));
-                record(x, dx);
-            }
-            break;
-        }
-        case OpKind::Embedding: {
-            // Scatter-add of dy rows into the (vocab-sharded) table; no gradient for the token ids.
-            Operand dw = gradFor(fop.inputs[0], "");
-            int i = addOp(OpKind::Embedding, fop.name + ".bwd", fop.region, { dy, fop.inputs[1] }, { dw },
-                { I::Batch, I::Seq, I::Hidden }, Expr(1), Pass::Backward);
-            g().ops[static_cast<size_t>(i)].forwardOp = idx;
-            break;
-        }
-        default: {
-            // Pointwise and row-wise ops: one backward kernel reading dy and the tensors the kind saves,
-            // writing the gradients of every differentiable input.
-            std::vector<Operand> inputs { dy };
-            Expr cost = fop.flopsPerPoint * Expr(2);
-            std::vector<bool> differentiable(fop.inputs.size(), true);
-            switch (fop.kind) {
-            case OpKind::Norm:
-                inputs.push_back(fop.inputs[0]);
-                inputs.push_back(fop.inputs[1]);
-                break;
-            case OpKind::Softmax:
-                inputs.push_back(fop.outputs[0]);
-                cost = fop.flopsPerPoint * Expr(flopcost::kSoftmaxBwd) / Expr(flopcost::kSoftmaxFwd);
-                break;
-            case OpKind::Activation:
-                for (const Operand& x : fop.inputs)
-                    inputs.push_back(x);
-                cost = Expr(m_model.family == Family::Gpt ? flopcost::kGeluBwd : flopcost::kSwigluBwd);
-                break;
-            case OpKind::Dropout:
-                inputs.push_back(fop.outputs[1]); // the mask
-                cost = Expr(flopcost::kDropout);
-                break;
-            case OpKind::Rope:
-                cost = Expr(flopcost::kRope);
-                break;
-            case OpKind::Router:
-                inputs.push_back(fop.outputs[0]);
-                cost = Expr(flopcost::kRouterBwd);
-                break;
-            case OpKind::Dispatch:
-                differentiable[1] = false; // routing indices
-                cost = Expr(0);
-                break;
-            case OpKind::Combine:
-                inputs.push_back(fop.inputs[0]);
-                inputs.push_back(fop.inputs[1]);
-                cost = Expr(2 * flopcost::kCombine);
-                break;
-            default:
-                break;
-            }
-            std::vector<Operand> outs;
-            std::vector<std::pair<Operand, Operand>> recorded;
-            for (size_t k = 0; k < fop.inputs.size(); ++k) {
-                const Operand& x = fop.inputs[k];
-                if (!differentiable[k] || !needsGrad(x))
-                    continue;
-                Operand dx = gradFor(x, "." + fop.name.substr(fop.name.rfind('.') + 1));
-                outs.push_back(dx);
-                recorded.emplace_back(x, dx);
-            }
-            if (outs.empty())
-                break;
-            emit(".bwd", std::move(inputs), std::move(outs), std::move(cost));
-            for (auto& [x, dx] : recorded)
-                record(x, dx);
-            break;
-        }
-        }
-    }
-}
+                TensorId d =
+                    newTensor("d:" + t.name + suffix, t.dims, TensorRole::ActivationGrad, fop.layer, t.dtype, false);
+                return Operand { d, x.labels };
+            };
+            auto needsGrad = [&](const Operand& x) { return g().tensor(x.tensor).requiresGrad; };
+            auto record = [&](const Operand& x, const Operand& grad) {
+                if (g().tensor(x.tensor).role != TensorRole::Weight)
+                    contribute(x.tensor, grad.tensor, fop.region);
+            };
+            auto emit = [&](const std::string& suffix, std::vector<Operand> inputs, std::vector<Operand> outputs,
+                            Expr flopsPerPoint) {
+                int i = addOp(fop.kind, fop.name + suffix, fop.region, std::move(inputs), std::move(outputs), fop.space,
+                    std::move(flopsPerPoint), Pass::Backward);
+                g().ops[static_cast<size_t>(i)].forwardOp = idx;
+            };
 
-void Builder::optimizer()
-{
-    for (size_t i = 0; i < g().weights.size(); ++i) {
-        const TensorId w = g().weights[i];
-        const Tensor& t = g().tensor(w);
-        m_layer = t.layer;
-        Operand wo = in(w);
-        addOp(OpKind::Optimizer, t.name + ".adam", Region::Optimizer, { wo, in(g().weightGrads[i]) }, { wo }, t.dims,
-            Expr(flopcost::kAdam), Pass::Optimizer);
+            if (fop.kind == OpKind::CrossEntropy) {
+                // The loss is the seed of backward: d logits = softmax(logits) - one-hot, from the saved logits and
+                // the (complete) statistics. The per-token "loss" op itself has no backward.
+                if (fop.name != "loss.stats")
+                    continue;
+                const Operand& logits = fop.inputs[0];
+                const Op& lossOp = g().ops[static_cast<size_t>(idx + 1)];
+                Operand stats { lossOp.inputs[0].tensor, lossOp.inputs[0].labels };
+                Operand d = gradFor(logits, "");
+                emit(".bwd", { logits, stats, fop.inputs[1] }, { d }, constant(flopcost::kCrossEntropyBwd));
+                record(logits, d);
+                continue;
+            }
+
+            // Gradients of this op's outputs; an op none of whose outputs received a gradient has no backward.
+            std::vector<Operand> dys;
+            for (const Operand& y : fop.outputs) {
+                if (g().tensor(y.tensor).role == TensorRole::Mask)
+                    continue;
+                TensorId dy = finalGrad(y.tensor, fop.region);
+                if (dy.valid())
+                    dys.push_back(Operand { dy, y.labels });
+            }
+            if (dys.empty())
+                continue;
+            const Operand& dy = dys.front();
+
+            switch (fop.kind) {
+            case OpKind::MatMul:
+            case OpKind::AttentionScores:
+            case OpKind::AttentionContext: {
+                // y = a . b  =>  da = dy . b,  db = a . dy, each with the forward's iteration space and cost.
+                // A fused bias (third input) gets its gradient as a reduction of dy inside the weight-grad kernel.
+                const Operand& a = fop.inputs[0];
+                const Operand& b = fop.inputs[1];
+                if (needsGrad(a)) {
+                    Operand da = gradFor(a, "." + fop.name.substr(fop.name.rfind('.') + 1));
+                    emit(".bwd_input", { dy, b }, { da }, fop.flopsPerPoint);
+                    record(a, da);
+                }
+                if (needsGrad(b)) {
+                    Operand db = gradFor(b, "." + fop.name.substr(fop.name.rfind('.') + 1));
+                    std::vector<Operand> outs { db };
+                    if (fop.inputs.size() > 2)
+                        outs.push_back(gradFor(fop.inputs[2], ""));
+                    emit(".bwd_weight", { a, dy }, std::move(outs), fop.flopsPerPoint);
+                    record(b, db);
+                }
+                break;
+            }
+            case OpKind::Add: {
+                // Same-shaped inputs receive dy itself; a broadcast input (position embedding) gets dy summed over
+                // the indices it lacks.
+                for (const Operand& x : fop.inputs) {
+                    if (!needsGrad(x))
+                        continue;
+                    if (x.labels == dy.labels && g().tensor(x.tensor).role != TensorRole::Weight) {
+                        contribute(x.tensor, dy.tensor, fop.region);
+                        continue;
+                    }
+                    Operand dx = gradFor(x, "");
+                    emit(".bwd", { dy }, { dx }, Expr(1));
+                    record(x, dx);
+                }
+                break;
+            }
+            case OpKind::Embedding: {
+                // Scatter-add of dy rows into the (vocab-sharded) table; no gradient for the token ids.
+                Operand dw = gradFor(fop.inputs[0], "");
+                int i = addOp(OpKind::Embedding, fop.name + ".bwd", fop.region, { dy, fop.inputs[1] }, { dw },
+                    { I::Batch, I::Seq, I::Hidden }, Expr(1), Pass::Backward);
+                g().ops[static_cast<size_t>(i)].forwardOp = idx;
+                break;
+            }
+            default: {
+                // Pointwise and row-wise ops: one backward kernel reading dy and the tensors the kind saves,
+                // writing the gradients of every differentiable input.
+                std::vector<Operand> inputs { dy };
+                Expr cost = fop.flopsPerPoint * Expr(2);
+                std::vector<bool> differentiable(fop.inputs.size(), true);
+                switch (fop.kind) {
+                case OpKind::Norm:
+                    inputs.push_back(fop.inputs[0]);
+                    inputs.push_back(fop.inputs[1]);
+                    break;
+                case OpKind::Softmax:
+                    inputs.push_back(fop.outputs[0]);
+                    cost = fop.flopsPerPoint * Expr(flopcost::kSoftmaxBwd) / Expr(flopcost::kSoftmaxFwd);
+                    break;
+                case OpKind::Activation:
+                    for (const Operand& x : fop.inputs)
+                        inputs.push_back(x);
+                    cost = Expr(m_model.family == Family::Gpt ? flopcost::kGeluBwd : flopcost::kSwigluBwd);
+                    break;
+                case OpKind::Dropout:
+                    inputs.push_back(fop.outputs[1]); // the mask
+                    cost = Expr(flopcost::kDropout);
+                    break;
+                case OpKind::Rope:
+                    cost = Expr(flopcost::kRope);
+                    break;
+                case OpKind::Router:
+                    inputs.push_back(fop.outputs[0]);
+                    cost = Expr(flopcost::kRouterBwd);
+                    break;
+                case OpKind::Dispatch:
+                    differentiable[1] = false; // routing indices
+                    cost = Expr(0);
+                    break;
+                case OpKind::Combine:
+                    inputs.push_back(fop.inputs[0]);
+                    inputs.push_back(fop.inputs[1]);
+                    cost = Expr(2 * flopcost::kCombine);
+                    break;
+                default:
+                    break;
+                }
+                std::vector<Operand> outs;
+                std::vector<std::pair<Operand, Operand>> recorded;
+                for (size_t k = 0; k < fop.inputs.size(); ++k) {
+                    const Operand& x = fop.inputs[k];
+                    if (!differentiable[k] || !needsGrad(x))
+                        continue;
+                    Operand dx = gradFor(x, "." + fop.name.substr(fop.name.rfind('.') + 1));
+                    outs.push_back(dx);
+                    recorded.emplace_back(x, dx);
+                }
+                if (outs.empty())
+                    break;
+                emit(".bwd", std::move(inputs), std::move(outs), std::move(cost));
+                for (auto& [x, dx] : recorded)
+                    record(x, dx);
+                break;
+            }
+            }
+        }
     }
-}
+
+    void Builder::optimizer()
+    {
+        for (size_t i = 0; i < g().weights.size(); ++i) {
+            const TensorId w = g().weights[i];
+            const Tensor& t = g().tensor(w);
+            m_layer = t.layer;
+            Operand wo = in(w);
+            addOp(OpKind::Optimizer, t.name + ".adam", Region::Optimizer, { wo, in(g().weightGrads[i]) }, { wo },
+                t.dims, Expr(flopcost::kAdam), Pass::Optimizer);
+        }
+    }
 
 } // namespace
 

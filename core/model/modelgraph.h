@@ -25,6 +25,7 @@ public:
     Precision precision = Precision::Bf16;
     bool causalMask = true;
     bool tiedEmbeddings = false;
+    bool sharedExpert = false;
 
     std::vector<Tensor> tensors;
     std::vector<Op> ops;
@@ -33,7 +34,10 @@ public:
     int32_t firstBackwardOp = 0;
     int32_t firstOptimizerOp = 0;
 
-    const Tensor& tensor(TensorId id) const { return tensors[static_cast<size_t>(id.value)]; }
+    const Tensor& tensor(TensorId id) const
+    {
+        return tensors[static_cast<size_t>(id.value)];
+    }
     /// Index into `weights` of a weight tensor, -1 if `id` is not a weight.
     int weightIndex(TensorId id) const;
     /// Sum of the numels of all weights (the unsharded parameter count).

@@ -9,7 +9,8 @@ namespace stagecraft {
 /// symbols are the degrees of the spatial mesh axes. `Batch` is the global micro-batch (sequences across all
 /// data-parallel replicas), so a local extent such as `Batch/dp` equals training.micro_batch.
 /// `edp` is the expert-data-parallel degree dp/ep: a dp split is the product edp*ep.
-struct ModelSymbols {
+struct ModelSymbols
+{
     SymbolId batch; ///< Batch: global micro-batch, micro_batch * dp sequences
     SymbolId seq; ///< Seq: sequence length
     SymbolId dmodel; ///< Dmodel: hidden size

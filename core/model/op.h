@@ -8,7 +8,8 @@
 
 namespace stagecraft {
 
-enum class OpKind : uint8_t {
+enum class OpKind : uint8_t
+{
     MatMul, ///< einsum contraction (linear layers, expert FFNs, LM head)
     AttentionScores, ///< Q K^T over the head dim: the S^2 term
     AttentionContext, ///< P V over the key positions: the S^2 term
@@ -27,12 +28,18 @@ enum class OpKind : uint8_t {
 };
 const char* toString(OpKind k);
 
-enum class Pass : uint8_t { Forward, Backward, Optimizer };
+enum class Pass : uint8_t
+{
+    Forward,
+    Backward,
+    Optimizer
+};
 const char* toString(Pass p);
 
 /// Where an op sits, which decides how the sharding strategy splits its indices (e.g. Seq is split by tp only in
 /// Sequence regions under sequence parallelism; Heads and Ffn are split by tp in Attention and Mlp regions).
-enum class Region : uint8_t {
+enum class Region : uint8_t
+{
     Sequence, ///< norms, residual adds, dropout outside attention/MLP: the sequence-parallel region
     Attention, ///< projections and the attention kernel
     Mlp, ///< dense FFN / shared expert
@@ -44,7 +51,8 @@ enum class Region : uint8_t {
 const char* toString(Region r);
 
 /// Which recompute policy re-runs a forward op before its backward.
-enum class RecomputeClass : uint8_t {
+enum class RecomputeClass : uint8_t
+{
     Never, ///< never recomputed (embedding, head, loss)
     Full, ///< recomputed under `full` only (everything inside a decoder layer)
     Selective, ///< recomputed under `selective` and `full`: the core attention (scores, softmax, dropout, context)
@@ -53,7 +61,8 @@ enum class RecomputeClass : uint8_t {
 /// One operand of an op: a tensor and the index labels this op uses for its dims (same length as the tensor's
 /// dims). The labels, mapped through the op's region, give the layout the op expects; they may differ from the
 /// producer's labels (K is produced with Seq and consumed by the attention kernel as SeqKV).
-struct Operand {
+struct Operand
+{
     TensorId tensor;
     std::vector<Index> labels;
 };
@@ -62,7 +71,8 @@ struct Operand {
 /// sharding each extent is divided by the mesh axes that split its index in `region`. An output is a partial
 /// sum over the axes that split a space index absent from that output's labels (a contraction over a split
 /// dim), which is where reductions come from.
-struct Op {
+struct Op
+{
     OpKind kind = OpKind::MatMul;
     std::string name; ///< e.g. "L3.mlp.up.fwd"
     Pass pass = Pass::Forward;

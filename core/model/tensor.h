@@ -10,14 +10,22 @@
 namespace stagecraft {
 
 /// Element types. Sizes in bytes via dtypeBytes().
-enum class DType : uint8_t { F32, F16, BF16, I32, U8 };
+enum class DType : uint8_t
+{
+    F32,
+    F16,
+    BF16,
+    I32,
+    U8
+};
 int dtypeBytes(DType t);
 const char* toString(DType t);
 
 /// Named logical dimensions (einsum index labels). Every tensor dimension and every op's iteration space is a
 /// list of these; a sharding strategy maps (op region, index) to the mesh axes that split it, which is how
 /// local layouts and collectives are derived rather than written per variant.
-enum class Index : uint8_t {
+enum class Index : uint8_t
+{
     Batch, ///< sequences of the micro-batch: Batch
     Seq, ///< query / token position: Seq
     SeqKV, ///< key / value position in attention: Seq (never split by tp; gathered across cp)
@@ -38,7 +46,8 @@ const char* toString(Index i);
 /// Global extent of an index as an expression in the model symbols.
 const Expr& indexExtent(Index i);
 
-enum class TensorRole : uint8_t {
+enum class TensorRole : uint8_t
+{
     Input, ///< token ids / labels, read from the data loader
     Activation, ///< forward value
     Weight, ///< trainable parameter (compute copy)
@@ -50,15 +59,20 @@ enum class TensorRole : uint8_t {
 const char* toString(TensorRole r);
 
 /// Strong index into ModelGraph::tensors.
-struct TensorId {
+struct TensorId
+{
     int32_t value = -1;
-    bool valid() const { return value >= 0; }
+    bool valid() const
+    {
+        return value >= 0;
+    }
     friend bool operator==(TensorId, TensorId) = default;
     friend auto operator<=>(TensorId, TensorId) = default;
 };
 
 /// A tensor of the single-device model graph. Its global shape is the extents of its dims.
-struct Tensor {
+struct Tensor
+{
     std::string name; ///< e.g. "L3.attn.q"
     std::vector<Index> dims;
     DType dtype = DType::BF16;

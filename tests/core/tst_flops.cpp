@@ -154,8 +154,8 @@ private Q_SLOTS:
                                    << qint64(32) << qint64(8) << qint64(128256);
         QTest::newRow("llama3-70b") << qint64(1024) << qint64(8192) << qint64(80) << qint64(8192) << qint64(28672)
                                     << qint64(64) << qint64(8) << qint64(128256);
-        QTest::newRow("llama3-405b") << qint64(2048) << qint64(8192) << qint64(126) << qint64(16384)
-                                     << qint64(53248) << qint64(128) << qint64(8) << qint64(128256);
+        QTest::newRow("llama3-405b") << qint64(2048) << qint64(8192) << qint64(126) << qint64(16384) << qint64(53248)
+                                     << qint64(128) << qint64(8) << qint64(128256);
         QTest::newRow("small-gqa") << qint64(64) << qint64(2048) << qint64(16) << qint64(2048) << qint64(5632)
                                    << qint64(16) << qint64(4) << qint64(32000);
     }

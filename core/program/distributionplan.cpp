@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+#include "program/distributionplan.h"
+
+#include "model/modelcost.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace stagecraft {
+
+namespace {
+
+    __extension__ typedef __int128 Int128;
+
+    /// Exact value of a constant rational expression as num/den.
+    void rationalOf(const Expr& e, int64_t& num, int64_t& den)
+    {
+        EvalResult r = e.evaluate(Binding {});
+        if (r.ok()) {
+            num = r.value;
+            den = 1;
+        } else {
+            num = r.num;
+            den = r.den > 0 ? r.den : 1;
+        }
+    }
+
+    int64_t clampToInt64(Int128 v)
+    {
+        if (v > std::numeric_limits<int64_t>::max())
+            return std::numeric_limits<int64_t>::max();
+        return static_cast<int64_t>(v);
+    }
+
+} // namespace
+
+int64_t DistributionPlan::localBytes(TensorId id, const Layout& layout) const
+{
+    const Tensor& t = graph->tensor(id);
+    Int128 numel = 1;
+    for (size_t d = 0; d < t.dims.size(); ++d) {
+        int64_t extent = extents.global(t.dims[d]);
+        int64_t divisor = 1;
+        for (int a = 0; a < kSpatialAxisCount; ++a) {
+            const AxisLayout& al = layout.axes[static_cast<size_t>(a)];
+            if (al.state == AxisState::Split && al.dim == static_cast<int8_t>(d))
+                divisor *= mesh.degree(static_cast<Axis>(a));
+        }
+        numel *= (extent + divisor - 1) / divisor;
+    }
+    int64_t shard = 1;
+    for (int a = 0; a < kSpatialAxisCount; ++a)
+        if (layout.axes[static_cast<size_t>(a)].state == AxisState::FlatShard)
+            shard *= mesh.degree(static_cast<Axis>(a));
+    numel = (numel + shard - 1) / shard;
+    return clampToInt64(numel * dtypeBytes(t.dtype));
+}
+
+std::optional<DistributionPlan> planDistribution(
+    const Config& config, std::shared_ptr<const ModelGraph> graph, std::string& error)
+{
+    const Mesh mesh(config.parallelism);
+    const ShardingStrategy strategy(config, mesh);
+    const Binding binding = modelBinding(config, true);
+    std::optional<ExtentTable> extents = ExtentTable::evaluate(strategy, *graph, binding, error);
+    if (!extents)
+        return std::nullopt;
+
+    DistributionPlan plan { config, graph, mesh, strategy, *extents,
+        StagePlan(config.model.layers, config.parallelism.pp,
+            config.parallelism.schedule == Schedule::Interleaved ? config.parallelism.virtualStages : 1),
+        static_cast<int32_t>(microBatchesPerIteration(config)), {}, {}, {}, {}, {}, {}, {}, {} };
+    const ModelGraph& g = *graph;
+    const size_t tensorCount = g.tensors.size();
+    const size_t opCount = g.ops.size();
+    plan.tensorLayout.assign(tensorCount, Layout {});
+    plan.tensorBytes.assign(tensorCount, 0);
+    plan.producerOp.assign(tensorCount, -1);
+    plan.remoteStages.assign(tensorCount, {});
+    plan.opFlops.assign(opCount, 0);
+    plan.opBytes.assign(opCount, 0);
+    plan.inputLayouts.assign(opCount, {});
+    plan.opChunk.assign(opCount, 0);
+
+    // Weights live in the layout of their first forward use; ZeRO-3 shards them flat over their data axes.
+    std::vector<bool> homeSet(tensorCount, false);
+    for (const Op& op : g.ops) {
+        if (op.pass != Pass::Forward)
+            continue;
+        for (const Operand& in : op.inputs) {
+            const size_t t = static_cast<size_t>(in.tensor.value);
+            if (g.tensors[t].role != TensorRole::Weight || homeSet[t])
+                continue;
+            Layout home = strategy.operandLayout(op.region, in.labels);
+            if (strategy.zeroStage() >= 3) {
+                const AxisMask data = strategy.weightDataMask(g.tensors[t]);
+                for (int a = 0; a < kSpatialAxisCount; ++a)
+                    if (data & (1u << a))
+                        home.axes[static_cast<size_t>(a)] = AxisLayout { AxisState::FlatShard, -1 };
+            }
+            plan.tensorLayout[t] = home;
+            homeSet[t] = true;
+        }
+    }
+
+    for (size_t i = 0; i < opCount; ++i) {
+        const Op& op = g.ops[i];
+        plan.opChunk[i] = plan.stages.chunkOfLayer(op.layer);
+        // Expected input layouts; an add consumes partial sums as they are when every input is partial.
+        std::vector<Layout>& expected = plan.inputLayouts[i];
+        for (const Operand& in : op.inputs)
+            expected.push_back(strategy.operandLayout(op.region, in.labels));
+        // Only gradient sums: a forward residual add reduces its inputs first, so the residual stream is never a
+        // partial sum (under sequence parallelism it stays sequence-split, as in Megatron-LM).
+        AxisMask addPartial = 0;
+        if (op.kind == OpKind::Add && op.pass == Pass::Backward) {
+            for (int a = 0; a < kSpatialAxisCount; ++a) {
+                bool all = true;
+                for (const Operand& in : op.inputs) {
+                    const Tensor& t = g.tensor(in.tensor);
+                    if (t.role == TensorRole::Weight
+                        || plan.tensorLayout[static_cast<size_t>(in.tensor.value)].axes[static_cast<size_t>(a)].state
+                            != AxisState::Partial)
+                        all = false;
+                }
+                if (all)
+                    addPartial |= static_cast<AxisMask>(1u << a);
+            }
+            for (Layout& l : expected)
+                for (int a = 0; a < kSpatialAxisCount; ++a)
+                    if (addPartial & (1u << a))
+                        l.axes[static_cast<size_t>(a)] = AxisLayout { AxisState::Partial, -1 };
+        }
+        // Outputs: produced layouts (weights keep their home layout, gradients are produced like any value).
+        for (size_t k = 0; k < op.outputs.size(); ++k) {
+            const size_t t = static_cast<size_t>(op.outputs[k].tensor.value);
+            if (g.tensors[t].role == TensorRole::Weight)
+                continue;
+            if (plan.producerOp[t] >= 0)
+                continue; // weight gradients have several writers; the first defines the layout
+            Layout l = strategy.producedLayout(op, k);
+            for (int a = 0; a < kSpatialAxisCount; ++a)
+                if (addPartial & (1u << a))
+                    l.axes[static_cast<size_t>(a)] = AxisLayout { AxisState::Partial, -1 };
+            plan.tensorLayout[t] = l;
+            plan.producerOp[t] = static_cast<int32_t>(i);
+        }
+        // Local cost: FLOPs over the local iteration space, bytes over the local operands.
+        int64_t num = 0, den = 1;
+        rationalOf(op.flopsPerPoint, num, den);
+        Int128 points = 1;
+        for (Index idx : op.space)
+            points *= plan.extents.local(op.region, idx);
+        plan.opFlops[i] = clampToInt64(points * num / den);
+    }
+    for (size_t t = 0; t < tensorCount; ++t)
+        plan.tensorBytes[t] = plan.localBytes(TensorId { static_cast<int32_t>(t) }, plan.tensorLayout[t]);
+    for (size_t i = 0; i < opCount; ++i) {
+        const Op& op = g.ops[i];
+        int64_t bytes = 0;
+        for (size_t k = 0; k < op.inputs.size(); ++k)
+            bytes += plan.localBytes(op.inputs[k].tensor, plan.inputLayouts[i][k]);
+        for (const Operand& out : op.outputs)
+            bytes += plan.tensorBytes[static_cast<size_t>(out.tensor.value)];
+        plan.opBytes[i] = bytes;
+    }
+    // Which other stages read each tensor (send/recv at the cuts).
+    for (size_t i = 0; i < opCount; ++i) {
+        const Op& op = g.ops[i];
+        if (op.pass == Pass::Optimizer)
+            continue;
+        const int32_t stage = plan.stages.stageOfChunk(plan.opChunk[i]);
+        for (const Operand& in : op.inputs) {
+            const size_t t = static_cast<size_t>(in.tensor.value);
+            const int32_t producer = plan.producerOp[t];
+            if (producer < 0)
+                continue;
+            const int32_t producerStage = plan.stages.stageOfChunk(plan.opChunk[static_cast<size_t>(producer)]);
+            std::vector<int32_t>& remote = plan.remoteStages[t];
+            if (producerStage != stage && std::find(remote.begin(), remote.end(), stage) == remote.end())
+                remote.push_back(stage);
+        }
+    }
+    return plan;
+}
+
+int32_t p2pTag(const DistributionPlan& plan, int32_t tensor, int32_t microBatch)
+{
+    return tensor * std::max<int32_t>(1, plan.microBatches) + microBatch;
+}
+
+} // namespace stagecraft

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "config/config.h"
+#include "mesh/mesh.h"
+#include "model/modelgraph.h"
+#include "program/program.h"
+#include "program/stageplan.h"
+#include "sharding/shardingstrategy.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+/// Everything about a plan that every rank class shares, evaluated once: local layouts and byte sizes of all
+/// tensors, local FLOPs and bytes of all ops, the layout each op expects of each input, and where (which chunk)
+/// every op runs. Building it is O(graph); building a class program from it is O(nodes of that class).
+/// Immutable after planDistribution(); thread-safe to read.
+struct DistributionPlan
+{
+    Config config;
+    std::shared_ptr<const ModelGraph> graph;
+    Mesh mesh;
+    ShardingStrategy strategy;
+    ExtentTable extents;
+    StagePlan stages;
+    int32_t microBatches = 1;
+
+    std::vector<Layout> tensorLayout; ///< as produced (activations), home (weights)
+    std::vector<int64_t> tensorBytes; ///< local bytes in tensorLayout
+    std::vector<int32_t> producerOp; ///< first op writing each tensor, -1 for weights and inputs
+    std::vector<std::vector<int32_t>> remoteStages; ///< per tensor: stages other than the producer's reading it
+    std::vector<int64_t> opFlops; ///< local FLOPs of one execution
+    std::vector<int64_t> opBytes; ///< local bytes read and written by one execution
+    std::vector<std::vector<Layout>> inputLayouts; ///< per op, per input: the layout the op expects
+    std::vector<int32_t> opChunk; ///< global pipeline chunk of each op
+
+    /// Local bytes of `tensor` in `layout` (split dims divided, flat shards divided rounding up).
+    int64_t localBytes(TensorId tensor, const Layout& layout) const;
+};
+
+/// Evaluates the plan. Returns nullopt and sets `error` when an extent is not an integer or overflows.
+std::optional<DistributionPlan> planDistribution(
+    const Config& config, std::shared_ptr<const ModelGraph> graph, std::string& error);
+
+/// Builds the program of pipeline stage `stage`: the stage's chunks for every micro-batch in schedule order,
+/// collectives inferred on every edge whose layouts differ, send/recv at the stage cuts, gradient reduction
+/// and the optimizer step. Deterministic.
+ClassProgram buildClassProgram(const DistributionPlan& plan, int32_t stage);
+
+/// Deterministic send/recv tag of a tensor instance: the same on both ends, unique per (tensor, micro-batch).
+int32_t p2pTag(const DistributionPlan& plan, int32_t tensor, int32_t microBatch);
+
+} // namespace stagecraft

@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: MIT
+// Builds one rank class's program from a DistributionPlan: schedule units in order, op instances per
+// micro-batch, collectives on layout changes, send/recv at stage cuts, gradient reduction and optimizer.
+#include "program/distributionplan.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace stagecraft {
+
+namespace {
+
+    constexpr uint32_t kNoNode = UINT32_MAX;
+
+    enum class Phase : uint8_t
+    {
+        Forward,
+        Recompute,
+        Backward,
+        Optimizer
+    };
+
+    struct Value
+    {
+        uint32_t node = kNoNode; ///< producing node, kNoNode for resident state
+        int32_t buffer = -1;
+    };
+
+    uint64_t layoutHash(const Layout& l)
+    {
+        uint64_t h = 0;
+        for (const AxisLayout& a : l.axes)
+            h = h * 64 + static_cast<uint64_t>(a.state) * 16 + static_cast<uint64_t>(a.dim + 1);
+        return h;
+    }
+
+    MemoryCategory categoryOf(TensorRole role)
+    {
+        switch (role) {
+        case TensorRole::Weight:
+            return MemoryCategory::Weights;
+        case TensorRole::WeightGrad:
+            return MemoryCategory::Gradients;
+        case TensorRole::Activation:
+        case TensorRole::Mask:
+        case TensorRole::Input:
+            return MemoryCategory::Activations;
+        case TensorRole::ActivationGrad:
+        case TensorRole::Loss:
+            return MemoryCategory::Other;
+        }
+        return MemoryCategory::Other;
+    }
+
+    class StageBuilder
+    {
+    public:
+        StageBuilder(const DistributionPlan& plan, int32_t stage)
+            : P(plan)
+            , G(*plan.graph)
+            , m_stage(stage)
+            , m_zero(plan.strategy.zeroStage())
+        {
+            m_program.stage = stage;
+            m_program.rankCount = plan.mesh.worldSize() / plan.mesh.degree(Axis::Pp);
+            m_program.exampleRank = plan.mesh.withCoordinate(RankId { 0 }, Axis::Pp, stage);
+        }
+
+        ClassProgram build();
+
+    private:
+        // --- node and buffer helpers -------------------------------------------------------------------------
+        uint32_t addNode(ProgramNode node)
+        {
+            std::sort(node.dataDeps.begin(), node.dataDeps.end());
+            node.dataDeps.erase(std::unique(node.dataDeps.begin(), node.dataDeps.end()), node.dataDeps.end());
+            m_program.nodes.push_back(std::move(node));
+            return static_cast<uint32_t>(m_program.nodes.size() - 1);
+        }
+        int32_t addBuffer(int32_t tensor, int32_t microBatch, int64_t bytes, MemoryCategory category, bool resident)
+        {
+            m_program.buffers.push_back(Buffer { tensor, microBatch, bytes, category, resident });
+            return static_cast<int32_t>(m_program.buffers.size() - 1);
+        }
+        static void addDep(std::vector<NodeId>& deps, uint32_t node)
+        {
+            if (node != kNoNode)
+                deps.push_back(NodeId { node });
+        }
+        static int64_t key(int32_t tensor, int32_t microBatch)
+        {
+            return (int64_t(tensor) << 20) | (microBatch & 0xFFFFF);
+        }
+        std::string prefix(int32_t microBatch) const
+        {
+            return microBatch >= 0 ? "mb" + std::to_string(microBatch) + "/" : std::string();
+        }
+
+        // --- values ------------------------------------------------------------------------------------------
+        Value lookup(int32_t tensor, int32_t microBatch);
+        Value relayout(int32_t tensor, int32_t microBatch, Value src, const Layout& from, const Layout& to, Phase phase,
+            MemoryCategory category);
+        Value gatheredWeights(int32_t weight, const Layout& expected, int32_t microBatch, Phase phase);
+        void emitChain(const std::vector<Relayout>& steps, std::vector<NodeId> deps, std::vector<int32_t> reads,
+            const std::string& name, int32_t layer, int32_t microBatch, Pass pass, MemoryCategory category,
+            std::vector<int32_t> finalWrites, int32_t tensor, uint32_t& lastNode, int32_t& lastBuffer);
+
+        // --- emission ----------------------------------------------------------------------------------------
+        void emitUnit(const ScheduleUnit& unit);
+        void emitOp(int32_t opIndex, int32_t microBatch, int32_t chunk, Phase phase);
+        void reduceGradients(int32_t layer, int32_t microBatch);
+        void flushGradientBucket(int32_t microBatch);
+        void emitOptimizer();
+
+        int weightSlot(int32_t weightTensor) const
+        {
+            return G.weightIndex(TensorId { weightTensor });
+        }
+        void ensureResident(int32_t weightTensor);
+        Layout optimizerGradLayout(int32_t weightTensor) const;
+        int64_t dataGroupSize(int32_t weightTensor) const
+        {
+            return P.mesh.groupSize(P.strategy.weightDataMask(G.tensor(TensorId { weightTensor })));
+        }
+
+        const DistributionPlan& P;
+        const ModelGraph& G;
+        const int32_t m_stage;
+        const int m_zero;
+        ClassProgram m_program;
+
+        std::unordered_map<int64_t, Value> m_values; ///< (tensor, micro-batch) -> current value on this stage
+        std::map<std::tuple<int32_t, int32_t, uint64_t, int>, Value> m_relayouts;
+        std::map<std::tuple<int32_t, AxisMask, int, int32_t>, Value> m_weightGathers; ///< (layer, mask, pass, mb)
+        std::map<std::pair<int32_t, int>, uint32_t> m_firstComputeOfLayer; ///< (layer, pass) in the current unit
+        std::map<std::pair<int32_t, int>, uint32_t> m_lastGatherOfPass; ///< chains the per-layer gathers
+
+        // Per weight slot: resident buffers on this stage (-1 when the weight is not used here).
+        std::vector<int32_t> m_weightBuffer, m_gradBuffer, m_optimizerBuffer;
+        std::vector<int32_t> m_stageWeights; ///< weight tensors used on this stage, in graph order
+
+        // Gradient reduction bookkeeping.
+        std::vector<std::vector<int32_t>> m_chunkForward, m_chunkBackward; ///< op indices per local chunk
+        std::map<int32_t, int32_t> m_lastGradWriter; ///< layer -> op index of its last weight-grad writer
+        std::map<int32_t, std::vector<uint32_t>> m_gradWriters; ///< layer -> nodes writing its grads (this mb)
+        std::map<std::pair<int32_t, int32_t>, int32_t> m_transientGrad; ///< (weight, mb) -> buffer (ZeRO 2/3)
+        std::vector<int32_t> m_pendingLayers; ///< layers waiting in the current gradient bucket
+        int64_t m_pendingBytes = 0;
+        std::map<int32_t, std::vector<uint32_t>> m_reductionNodes; ///< layer -> final reduction nodes
+        uint32_t m_lastUnitCompute = kNoNode;
+        bool m_unitStarted = false;
+    };
+
+    void StageBuilder::ensureResident(int32_t w)
+    {
+        const int slot = weightSlot(w);
+        if (m_weightBuffer[static_cast<size_t>(slot)] >= 0)
+            return;
+        const Tensor& t = G.tensor(TensorId { w });
+        const int64_t homeBytes = P.tensorBytes[static_cast<size_t>(w)];
+        Layout unsharded = P.tensorLayout[static_cast<size_t>(w)];
+        for (AxisLayout& a : unsharded.axes)
+            if (a.state == AxisState::FlatShard)
+                a = AxisLayout {};
+        const int64_t fullBytes = P.localBytes(TensorId { w }, unsharded);
+        const int64_t n = dataGroupSize(w);
+        const int64_t elems = fullBytes / dtypeBytes(t.dtype);
+        const int64_t optElems = m_zero >= 1 ? (elems + n - 1) / n : elems;
+        // Mixed precision: fp32 master weights + two fp32 Adam moments (12 bytes per parameter, ZeRO §3);
+        // fp32 training keeps only the two moments beside the fp32 weights.
+        const int64_t optBytesPerParam = t.dtype == DType::F32 ? 8 : 12;
+        const int64_t gradBytes = m_zero >= 2 ? (fullBytes + n - 1) / n : fullBytes;
+        m_weightBuffer[static_cast<size_t>(slot)] = addBuffer(w, -1, homeBytes, MemoryCategory::Weights, true);
+        m_gradBuffer[static_cast<size_t>(slot)] =
+            addBuffer(G.weightGrads[static_cast<size_t>(slot)].value, -1, gradBytes, MemoryCategory::Gradients, true);
+        m_optimizerBuffer[static_cast<size_t>(slot)] =
+            addBuffer(w, -1, optElems * optBytesPerParam, MemoryCategory::Optimizer, true);
+        m_stageWeights.push_back(w);
+    }
+
+    Layout StageBuilder::optimizerGradLayout(int32_t w) const
+    {
+        Layout l = P.tensorLayout[static_cast<size_t>(w)];
+        const AxisMask data = P.strategy.weightDataMask(G.tensor(TensorId { w }));
+        for (int a = 0; a < kSpatialAxisCount; ++a)
+            if (data & (1u << a))
+                l.axes[static_cast<size_t>(a)] =
+                    m_zero >= 2 ? AxisLayout { AxisState::FlatShard, -1 } : AxisLayout { AxisState::Replicated, -1 };
+        return l;
+    }
+
+    Value StageBuilder::lookup(int32_t tensor, int32_t microBatch)
+    {
+        if (auto it = m_values.find(key(tensor, microBatch)); it != m_values.end())
+            return it->second;
+        const int32_t producer = P.producerOp[static_cast<size_t>(tensor)];
+        if (producer < 0)
+            throw std::logic_error("no producer for tensor " + G.tensor(TensorId { tensor }).name);
+        const int32_t producerStage = P.stages.stageOfChunk(P.opChunk[static_cast<size_t>(producer)]);
+        if (producerStage == m_stage)
+            throw std::logic_error("tensor " + G.tensor(TensorId { tensor }).name + " read before it is produced");
+        // Produced on another stage: receive it (the producer's stage sends it with the same tag).
+        const Tensor& t = G.tensor(TensorId { tensor });
+        ProgramNode n;
+        n.kind = NodeKind::Recv;
+        n.pass = t.role == TensorRole::ActivationGrad ? Pass::Backward : Pass::Forward;
+        n.layer = t.layer;
+        n.microBatch = microBatch;
+        n.peerStage = producerStage;
+        n.tag = p2pTag(P, tensor, microBatch);
+        n.bytes = P.tensorBytes[static_cast<size_t>(tensor)];
+        n.name = prefix(microBatch) + "recv:" + t.name + "<-stage" + std::to_string(producerStage);
+        const int32_t buf = addBuffer(tensor, microBatch, n.bytes, categoryOf(t.role), false);
+        n.writes.push_back(buf);
+        Value v { addNode(std::move(n)), buf };
+        m_values[key(tensor, microBatch)] = v;
+        return v;
+    }
+
+    void StageBuilder::emitChain(const std::vector<Relayout>& steps, std::vector<NodeId> deps,
+        std::vector<int32_t> reads, const std::string& name, int32_t layer, int32_t microBatch, Pass pass,
+        MemoryCategory category, std::vector<int32_t> finalWrites, int32_t tensor, uint32_t& lastNode,
+        int32_t& lastBuffer)
+    {
+        for (size_t s = 0; s < steps.size(); ++s) {
+            const Relayout& r = steps[s];
+            ProgramNode n;
+            n.kind = NodeKind::Collective;
+            n.pass = pass;
+            n.collective = r.type;
+            n.mask = r.mask;
+            n.layer = layer;
+            n.microBatch = microBatch;
+            n.bytes = r.inputBytes;
+            n.name = name + ":" + toString(r.type) + "(" + axisMaskName(r.mask) + ")";
+            n.dataDeps = deps;
+            n.reads = reads;
+            const bool last = s + 1 == steps.size();
+            if (last && !finalWrites.empty()) {
+                n.writes = finalWrites;
+                lastBuffer = finalWrites.front();
+            } else {
+                lastBuffer = addBuffer(tensor, microBatch, r.outputBytes, category, false);
+                n.writes.push_back(lastBuffer);
+            }
+            lastNode = addNode(std::move(n));
+            deps = { NodeId { lastNode } };
+            reads = { lastBuffer };
+        }
+    }
+
+    Value StageBuilder::relayout(int32_t tensor, int32_t microBatch, Value src, const Layout& from, const Layout& to,
+        Phase phase, MemoryCategory category)
+    {
+        if (from == to)
+            return src;
+        const int64_t bytes = P.localBytes(TensorId { tensor }, from);
+        const std::vector<Relayout> steps = planRelayout(from, to, bytes, P.mesh);
+        if (steps.empty())
+            return src;
+        // Reductions are kept and reused by later passes (same size); gathers are redone per pass, as
+        // Megatron-LM re-gathers sequence-parallel inputs in backward instead of keeping them.
+        const bool gathers = std::any_of(steps.begin(), steps.end(), [](const Relayout& r) {
+            return r.type == CollectiveType::AllGather || r.type == CollectiveType::AllToAll;
+        });
+        const auto k = std::make_tuple(tensor, microBatch, layoutHash(to), gathers ? static_cast<int>(phase) : -1);
+        if (auto it = m_relayouts.find(k); it != m_relayouts.end())
+            return it->second;
+        const Tensor& t = G.tensor(TensorId { tensor });
+        std::vector<NodeId> deps;
+        addDep(deps, src.node);
+        Value out;
+        const Pass pass = phase == Phase::Backward ? Pass::Backward : Pass::Forward;
+        const size_t first = m_program.nodes.size();
+        emitChain(steps, std::move(deps), { src.buffer }, prefix(microBatch) + t.name, t.layer, microBatch, pass,
+            category, {}, tensor, out.node, out.buffer);
+        if (phase == Phase::Recompute)
+            for (size_t i = first; i < m_program.nodes.size(); ++i)
+                m_program.nodes[i].recompute = true;
+        m_relayouts[k] = out;
+        return out;
+    }
+
+    Value StageBuilder::gatheredWeights(int32_t weight, const Layout& expected, int32_t microBatch, Phase phase)
+    {
+        const Tensor& wt = G.tensor(TensorId { weight });
+        const Layout& home = P.tensorLayout[static_cast<size_t>(weight)];
+        const std::vector<Relayout> probe =
+            planRelayout(home, expected, P.tensorBytes[static_cast<size_t>(weight)], P.mesh);
+        if (probe.empty())
+            return Value { kNoNode, m_weightBuffer[static_cast<size_t>(weightSlot(weight))] };
+        // FSDP: one gather per layer (all of its weights with the same data axes) per pass and micro-batch; the
+        // recompute pass and the backward share one gather.
+        const AxisMask mask = probe.front().mask;
+        const int passKey = phase == Phase::Forward ? 0 : 1;
+        const auto k = std::make_tuple(wt.layer, mask, passKey, microBatch);
+        if (auto it = m_weightGathers.find(k); it != m_weightGathers.end())
+            return it->second;
+        int64_t inBytes = 0, outBytes = 0;
+        std::vector<int32_t> reads;
+        for (int32_t w : m_stageWeights) {
+            const Tensor& t = G.tensor(TensorId { w });
+            if (t.layer != wt.layer || P.strategy.weightDataMask(t) != P.strategy.weightDataMask(wt))
+                continue;
+            Layout full = P.tensorLayout[static_cast<size_t>(w)];
+            for (AxisLayout& a : full.axes)
+                if (a.state == AxisState::FlatShard)
+                    a = AxisLayout {};
+            inBytes += P.tensorBytes[static_cast<size_t>(w)];
+            outBytes += P.localBytes(TensorId { w }, full);
+            reads.push_back(m_weightBuffer[static_cast<size_t>(weightSlot(w))]);
+        }
+        std::vector<NodeId> deps;
+        // Prefetch at most one layer ahead: the gather of layer l waits for the previous gather of this pass and
+        // for the first compute of the layer before it.
+        const int pk = passKey * 100000 + microBatch;
+        if (auto it = m_lastGatherOfPass.find({ pk, 0 }); it != m_lastGatherOfPass.end())
+            addDep(deps, it->second);
+        const int32_t previousLayer = phase == Phase::Forward ? wt.layer - 1 : wt.layer + 1;
+        if (auto it = m_firstComputeOfLayer.find({ previousLayer, passKey }); it != m_firstComputeOfLayer.end())
+            addDep(deps, it->second);
+        Value out;
+        emitChain({ Relayout { CollectiveType::AllGather, mask, inBytes, outBytes } }, std::move(deps),
+            std::move(reads), prefix(microBatch) + "L" + std::to_string(wt.layer) + ".weights", wt.layer, microBatch,
+            phase == Phase::Forward ? Pass::Forward : Pass::Backward, MemoryCategory::Weights, {}, -1, out.node,
+            out.buffer);
+        m_lastGatherOfPass[{ pk, 0 }] = out.node;
+        m_weightGathers[k] = out;
+        return out;
+    }
+
+    void StageBuilder::emitOp(int32_t opIndex, int32_t microBatch, int32_t chunk, Phase phase)
+    {
+        const Op& op = G.ops[static_cast<size_t>(opIndex)];
+        ProgramNode n;
+        n.kind = NodeKind::Compute;
+        n.pass = op.pass;
+        n.recompute = phase == Phase::Recompute;
+        n.op = opIndex;
+        n.layer = op.layer;
+        n.microBatch = microBatch;
+        n.chunk = chunk;
+        n.flops = P.opFlops[static_cast<size_t>(opIndex)];
+        n.bytes = P.opBytes[static_cast<size_t>(opIndex)];
+        n.name = prefix(microBatch) + op.name + (phase == Phase::Recompute ? "[recompute]" : "");
+        for (size_t k = 0; k < op.inputs.size(); ++k) {
+            const int32_t t = op.inputs[k].tensor.value;
+            const Tensor& tensor = G.tensor(TensorId { t });
+            const Layout& expected = P.inputLayouts[static_cast<size_t>(opIndex)][k];
+            if (tensor.role == TensorRole::Input)
+                continue;
+            if (tensor.role == TensorRole::Weight) {
+                ensureResident(t);
+                Value v = gatheredWeights(t, expected, microBatch, phase);
+                addDep(n.dataDeps, v.node);
+                n.reads.push_back(v.buffer);
+                continue;
+            }
+            Value v = lookup(t, microBatch);
+            v = relayout(
+                t, microBatch, v, P.tensorLayout[static_cast<size_t>(t)], expected, phase, categoryOf(tensor.role));
+            addDep(n.dataDeps, v.node);
+            n.reads.push_back(v.buffer);
+        }
+        std::vector<std::pair<int32_t, int32_t>> produced; // (tensor, buffer)
+        bool writesGrad = false;
+        for (const Operand& out : op.outputs) {
+            const int32_t t = out.tensor.value;
+            const Tensor& tensor = G.tensor(out.tensor);
+            if (tensor.role == TensorRole::WeightGrad) {
+                writesGrad = true;
+                const int32_t w = tensor.gradOf.value;
+                ensureResident(w);
+                if (m_zero >= 2) {
+                    // The full local gradient exists per micro-batch until its reduce-scatter into the shard.
+                    auto [it, inserted] = m_transientGrad.try_emplace({ w, microBatch }, -1);
+                    if (inserted)
+                        it->second = addBuffer(
+                            t, microBatch, P.tensorBytes[static_cast<size_t>(t)], MemoryCategory::Gradients, false);
+                    n.writes.push_back(it->second);
+                } else {
+                    n.writes.push_back(m_gradBuffer[static_cast<size_t>(weightSlot(w))]);
+                }
+                continue;
+            }
+            const int32_t buf =
+                addBuffer(t, microBatch, P.tensorBytes[static_cast<size_t>(t)], categoryOf(tensor.role), false);
+            n.writes.push_back(buf);
+            produced.emplace_back(t, buf);
+        }
+        if (!m_unitStarted) {
+            addDep(n.ctrlDeps, m_lastUnitCompute);
+            m_unitStarted = true;
+        }
+        const uint32_t node = addNode(std::move(n));
+        m_lastUnitCompute = node;
+        const int passKey = phase == Phase::Forward ? 0 : 1;
+        m_firstComputeOfLayer.try_emplace({ op.layer, passKey }, node);
+        for (auto [t, buf] : produced) {
+            m_values[key(t, microBatch)] = Value { node, buf };
+            if (phase == Phase::Recompute)
+                continue;
+            for (int32_t dst : P.remoteStages[static_cast<size_t>(t)]) {
+                const Tensor& tensor = G.tensor(TensorId { t });
+                ProgramNode s;
+                s.kind = NodeKind::Send;
+                s.pass = op.pass;
+                s.layer = op.layer;
+                s.microBatch = microBatch;
+                s.chunk = chunk;
+                s.peerStage = dst;
+                s.tag = p2pTag(P, t, microBatch);
+                s.bytes = P.tensorBytes[static_cast<size_t>(t)];
+                s.name = prefix(microBatch) + "send:" + tensor.name + "->stage" + std::to_string(dst);
+                s.dataDeps.push_back(NodeId { node });
+                s.reads.push_back(buf);
+                addNode(std::move(s));
+            }
+        }
+        if (writesGrad && phase == Phase::Backward) {
+            m_gradWriters[op.layer].push_back(node);
+            // The layer's weights are complete for this micro-batch after their last writer ran.
+            for (const auto& [layer, last] : m_lastGradWriter)
+                if (last == opIndex)
+                    reduceGradients(layer, microBatch);
+        }
+    }
+
+    void StageBuilder::reduceGradients(int32_t layer, int32_t microBatch)
+    {
+        // ZeRO 0/1 reduce once per iteration, after the last micro-batch; ZeRO 2/3 reduce-scatter every micro-batch
+        // into the resident shard (as DeepSpeed and FSDP do), so the full gradient never outlives its micro-batch.
+        if (m_zero < 2 && microBatch != P.microBatches - 1)
+            return;
+        m_pendingLayers.push_back(layer);
+        for (int32_t w : m_stageWeights)
+            if (G.tensor(TensorId { w }).layer == layer)
+                m_pendingBytes +=
+                    P.tensorBytes[static_cast<size_t>(G.weightGrads[static_cast<size_t>(weightSlot(w))].value)];
+        const int64_t bucket = P.config.parallelism.gradientBucketBytes;
+        if (m_zero >= 2 || bucket <= 0 || m_pendingBytes >= bucket)
+            flushGradientBucket(microBatch);
+    }
+
+    void StageBuilder::flushGradientBucket(int32_t microBatch)
+    {
+        if (m_pendingLayers.empty())
+            return;
+        // Group the bucket's gradients by the collective chain they need; one merged chain per group.
+        struct Group
+        {
+            std::vector<Relayout> steps;
+            std::vector<int32_t> reads, writes;
+        };
+        std::map<std::vector<std::pair<int, AxisMask>>, Group> groups;
+        for (int32_t w : m_stageWeights) {
+            const Tensor& wt = G.tensor(TensorId { w });
+            if (std::find(m_pendingLayers.begin(), m_pendingLayers.end(), wt.layer) == m_pendingLayers.end())
+                continue;
+            const int slot = weightSlot(w);
+            const int32_t grad = G.weightGrads[static_cast<size_t>(slot)].value;
+            const Layout& produced = P.tensorLayout[static_cast<size_t>(grad)];
+            const std::vector<Relayout> steps =
+                planRelayout(produced, optimizerGradLayout(w), P.tensorBytes[static_cast<size_t>(grad)], P.mesh);
+            if (steps.empty())
+                continue;
+            std::vector<std::pair<int, AxisMask>> signature;
+            for (const Relayout& r : steps)
+                signature.emplace_back(static_cast<int>(r.type), r.mask);
+            Group& g = groups[signature];
+            if (g.steps.empty()) {
+                g.steps = steps;
+            } else {
+                for (size_t s = 0; s < steps.size(); ++s) {
+                    g.steps[s].inputBytes += steps[s].inputBytes;
+                    g.steps[s].outputBytes += steps[s].outputBytes;
+                }
+            }
+            if (m_zero >= 2)
+                g.reads.push_back(m_transientGrad.at({ w, microBatch }));
+            else
+                g.reads.push_back(m_gradBuffer[static_cast<size_t>(slot)]);
+            g.writes.push_back(m_gradBuffer[static_cast<size_t>(slot)]);
+        }
+        std::vector<NodeId> deps;
+        for (int32_t layer : m_pendingLayers)
+            for (uint32_t node : m_gradWriters[layer])
+                deps.push_back(NodeId { node });
+        std::string name = "grads:L" + std::to_string(m_pendingLayers.front());
+        if (m_pendingLayers.size() > 1)
+            name += "-L" + std::to_string(m_pendingLayers.back());
+        for (auto& [signature, g] : groups) {
+            uint32_t last = kNoNode;
+            int32_t lastBuffer = -1;
+            emitChain(g.steps, deps, g.reads, prefix(m_zero >= 2 ? microBatch : -1) + name, m_pendingLayers.front(),
+                m_zero >= 2 ? microBatch : -1, Pass::Backward, MemoryCategory::Gradients, g.writes, -1, last,
+                lastBuffer);
+            for (int32_t layer : m_pendingLayers)
+                m_reductionNodes[layer].push_back(last);
+        }
+        for (int32_t layer : m_pendingLayers)
+            m_gradWriters[layer].clear();
+        m_pendingLayers.clear();
+        m_pendingBytes = 0;
+    }
+
+    void StageBuilder::emitOptimizer()
+    {
+        // One fused optimizer step per layer on this stage, after that layer's gradients are reduced; ZeRO 1/2 then
+        // all-gather the updated parameter shards back into the replicated weights.
+        std::map<int32_t, std::vector<int32_t>> byLayer;
+        for (int32_t w : m_stageWeights)
+            byLayer[G.tensor(TensorId { w }).layer].push_back(w);
+        for (auto& [layer, weights] : byLayer) {
+            ProgramNode n;
+            n.kind = NodeKind::Compute;
+            n.pass = Pass::Optimizer;
+            n.layer = layer;
+            n.name = "optimizer:L" + std::to_string(layer);
+            int64_t flops = 0, bytes = 0;
+            for (int32_t w : weights) {
+                const int slot = weightSlot(w);
+                const int32_t opIndex = G.firstOptimizerOp + slot;
+                const int64_t n1 = m_zero >= 1 ? dataGroupSize(w) : 1;
+                flops += (P.opFlops[static_cast<size_t>(opIndex)] + n1 - 1) / n1;
+                bytes += m_program.buffers[static_cast<size_t>(m_optimizerBuffer[static_cast<size_t>(slot)])].bytes * 2
+                    + m_program.buffers[static_cast<size_t>(m_gradBuffer[static_cast<size_t>(slot)])].bytes
+                    + m_program.buffers[static_cast<size_t>(m_weightBuffer[static_cast<size_t>(slot)])].bytes;
+                n.reads.push_back(m_gradBuffer[static_cast<size_t>(slot)]);
+                n.reads.push_back(m_optimizerBuffer[static_cast<size_t>(slot)]);
+                n.writes.push_back(m_optimizerBuffer[static_cast<size_t>(slot)]);
+                n.writes.push_back(m_weightBuffer[static_cast<size_t>(slot)]);
+            }
+            n.flops = flops;
+            n.bytes = bytes;
+            for (uint32_t r : m_reductionNodes[layer])
+                addDep(n.dataDeps, r);
+            if (m_reductionNodes[layer].empty())
+                for (uint32_t w : m_gradWriters[layer])
+                    addDep(n.dataDeps, w);
+            addDep(n.ctrlDeps, m_lastUnitCompute);
+            const uint32_t opt = addNode(std::move(n));
+            m_lastUnitCompute = opt;
+            if (m_zero != 1 && m_zero != 2)
+                continue;
+            std::map<AxisMask, std::pair<Relayout, std::vector<int32_t>>> gathers;
+            for (int32_t w : weights) {
+                const AxisMask data = P.strategy.weightDataMask(G.tensor(TensorId { w }));
+                if (P.mesh.groupSize(data) <= 1)
+                    continue;
+                const int64_t full = P.tensorBytes[static_cast<size_t>(w)];
+                const int64_t shard = (full + P.mesh.groupSize(data) - 1) / P.mesh.groupSize(data);
+                auto& [r, writes] =
+                    gathers
+                        .try_emplace(data, Relayout { CollectiveType::AllGather, data, 0, 0 }, std::vector<int32_t> {})
+                        .first->second;
+                r.inputBytes += shard;
+                r.outputBytes += full;
+                writes.push_back(m_weightBuffer[static_cast<size_t>(weightSlot(w))]);
+            }
+            for (auto& [mask, g] : gathers) {
+                uint32_t last = kNoNode;
+                int32_t buf = -1;
+                emitChain({ g.first }, { NodeId { opt } }, g.second, "params:L" + std::to_string(layer), layer, -1,
+                    Pass::Optimizer, MemoryCategory::Weights, g.second, -1, last, buf);
+            }
+        }
+    }
+
+    void StageBuilder::emitUnit(const ScheduleUnit& unit)
+    {
+        m_unitStarted = false;
+        m_firstComputeOfLayer.clear();
+        const Recompute policy = P.config.training.recompute;
+        if (!unit.backward) {
+            for (int32_t op : m_chunkForward[static_cast<size_t>(unit.localChunk)])
+                emitOp(op, unit.microBatch, unit.localChunk, Phase::Forward);
+            return;
+        }
+        m_gradWriters.clear(); // the reduction after the last micro-batch waits on that micro-batch's writers
+        if (policy != Recompute::None) {
+            for (int32_t op : m_chunkForward[static_cast<size_t>(unit.localChunk)]) {
+                const RecomputeClass rc = G.ops[static_cast<size_t>(op)].recompute;
+                const bool again = (policy == Recompute::Full && rc != RecomputeClass::Never)
+                    || (policy == Recompute::Selective && rc == RecomputeClass::Selective);
+                if (again)
+                    emitOp(op, unit.microBatch, unit.localChunk, Phase::Recompute);
+            }
+        }
+        for (int32_t op : m_chunkBackward[static_cast<size_t>(unit.localChunk)])
+            emitOp(op, unit.microBatch, unit.localChunk, Phase::Backward);
+        flushGradientBucket(unit.microBatch);
+    }
+
+    ClassProgram StageBuilder::build()
+    {
+        const size_t weightCount = G.weights.size();
+        m_weightBuffer.assign(weightCount, -1);
+        m_gradBuffer.assign(weightCount, -1);
+        m_optimizerBuffer.assign(weightCount, -1);
+        const int32_t v = P.stages.virtualStages();
+        m_chunkForward.assign(static_cast<size_t>(v), {});
+        m_chunkBackward.assign(static_cast<size_t>(v), {});
+        for (size_t i = 0; i < G.ops.size(); ++i) {
+            const Op& op = G.ops[i];
+            const int32_t chunk = P.opChunk[i];
+            if (op.pass == Pass::Optimizer || P.stages.stageOfChunk(chunk) != m_stage)
+                continue;
+            const size_t local = static_cast<size_t>(P.stages.localChunk(chunk));
+            // Every weight this stage touches is resident from the start (per-layer gathers merge all of a layer's).
+            for (const Operand& in : op.inputs)
+                if (G.tensor(in.tensor).role == TensorRole::Weight)
+                    ensureResident(in.tensor.value);
+            for (const Operand& out : op.outputs)
+                if (G.tensor(out.tensor).role == TensorRole::WeightGrad)
+                    ensureResident(G.tensor(out.tensor).gradOf.value);
+            if (op.pass == Pass::Forward) {
+                m_chunkForward[local].push_back(static_cast<int32_t>(i));
+            } else {
+                m_chunkBackward[local].push_back(static_cast<int32_t>(i));
+                for (const Operand& out : op.outputs) {
+                    const Tensor& t = G.tensor(out.tensor);
+                    if (t.role == TensorRole::WeightGrad)
+                        m_lastGradWriter[G.tensor(t.gradOf).layer] = static_cast<int32_t>(i);
+                }
+            }
+        }
+        const std::vector<ScheduleUnit> order =
+            scheduleOrder(P.config.parallelism.schedule, P.stages.pp(), v, m_stage, P.microBatches);
+        for (const ScheduleUnit& unit : order)
+            emitUnit(unit);
+        emitOptimizer();
+        return std::move(m_program);
+    }
+
+} // namespace
+
+ClassProgram buildClassProgram(const DistributionPlan& plan, int32_t stage)
+{
+    return StageBuilder(plan, stage).build();
+}
+
+} // namespace stagecraft

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+#include "report/report.h"
+
+#include "config/configwriter.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace stagecraft {
+
+std::string formatBytes(double bytes)
+{
+    static const char* units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+    int u = 0;
+    while (std::abs(bytes) >= 1024.0 && u < 5) {
+        bytes /= 1024.0;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", bytes, units[u]);
+    return buf;
+}
+
+std::string formatCount(double value)
+{
+    static const char* units[] = { "", " K", " M", " G", " T", " P", " E", " Z" };
+    int u = 0;
+    while (std::abs(value) >= 1000.0 && u < 7) {
+        value /= 1000.0;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f%s" : "%.2f%s", value, units[u]);
+    return buf;
+}
+
+namespace {
+
+    nlohmann::ordered_json configJson(const Config& c)
+    {
+        nlohmann::ordered_json j;
+        j["name"] = c.name;
+        const ModelConfig& m = c.model;
+        j["model"] = { { "preset", m.preset }, { "family", toString(m.family) }, { "layers", m.layers },
+            { "hidden", m.hidden }, { "ffn_hidden", m.ffnHidden }, { "heads", m.heads }, { "kv_heads", m.kvHeads },
+            { "vocab", m.vocab }, { "seq_len", m.seqLen }, { "experts", m.experts }, { "top_k", m.topK },
+            { "expert_ffn_hidden", m.expertFfnHidden }, { "shared_expert_ffn_hidden", m.sharedExpertFfnHidden },
+            { "causal_mask", m.causalMask }, { "tied_embeddings", m.tiedEmbeddings }, { "rope_theta", m.ropeTheta } };
+        const TrainingConfig& t = c.training;
+        j["training"] = { { "global_batch", t.globalBatch }, { "micro_batch", t.microBatch },
+            { "precision", toString(t.precision) }, { "optimizer", t.optimizer },
+            { "recompute", toString(t.recompute) } };
+        const ParallelismConfig& p = c.parallelism;
+        nlohmann::ordered_json order = nlohmann::ordered_json::array();
+        for (MeshAxis a : p.rankOrder)
+            order.push_back(toString(a));
+        j["parallelism"] = { { "dp", p.dp }, { "tp", p.tp }, { "pp", p.pp }, { "cp", p.cp }, { "ep", p.ep },
+            { "sequence_parallel", p.sequenceParallel }, { "zero", p.zero }, { "schedule", toString(p.schedule) },
+            { "virtual_stages", p.virtualStages }, { "rank_order", order },
+            { "gradient_bucket_mb", static_cast<double>(p.gradientBucketBytes) / (1024.0 * 1024.0) } };
+        const ClusterConfig& k = c.cluster;
+        j["cluster"] = { { "gpu", k.gpu }, { "gpus_per_node", k.gpusPerNode },
+            { "intra_node_bandwidth_gbps", k.intraNodeBandwidthGbps },
+            { "inter_node_bandwidth_gbps", k.interNodeBandwidthGbps } };
+        return j;
+    }
+
+} // namespace
+
+nlohmann::ordered_json reportJson(const SynthesisResult& r)
+{
+    nlohmann::ordered_json j;
+    j["config"] = configJson(r.config);
+    j["world_size"] = r.worldSize();
+    j["params"] = r.cost.params;
+    j["flops_per_iteration"] = r.cost.flopsPerIteration;
+    j["micro_batches"] = r.cost.microBatches;
+    nlohmann::ordered_json classes = nlohmann::ordered_json::array();
+    for (const ClassSummary& s : r.summaries) {
+        nlohmann::ordered_json c;
+        c["ranks"] = s.ranks;
+        c["example_rank"] = s.exampleRank.value;
+        c["stage"] = s.stage;
+        c["flops"] = s.flops;
+        c["matmul_flops"] = s.matmulFlops;
+        c["nodes"] = s.nodes;
+        nlohmann::ordered_json comm;
+        for (int t = 0; t < kCollectiveTypeCount; ++t)
+            comm[toString(static_cast<CollectiveType>(t))] = s.collectiveBytes[static_cast<size_t>(t)];
+        comm["send"] = s.sendBytes;
+        comm["recv"] = s.recvBytes;
+        c["comm_bytes"] = comm;
+        nlohmann::ordered_json counts;
+        for (int t = 0; t < kCollectiveTypeCount; ++t)
+            counts[toString(static_cast<CollectiveType>(t))] = s.collectiveCount[static_cast<size_t>(t)];
+        counts["send"] = s.sendCount;
+        counts["recv"] = s.recvCount;
+        c["comm_count"] = counts;
+        classes.push_back(std::move(c));
+    }
+    j["classes"] = std::move(classes);
+    nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
+    for (const Diagnostic& d : r.warnings)
+        warnings.push_back(d.keyPath.empty() ? d.message : d.keyPath + ": " + d.message);
+    j["warnings"] = std::move(warnings);
+    return j;
+}
+
+std::string reportText(const SynthesisResult& r)
+{
+    std::ostringstream out;
+    const Config& c = r.config;
+    const ParallelismConfig& p = c.parallelism;
+    out << c.name << ": " << toString(c.model.family) << ", " << c.model.layers << " layers, hidden " << c.model.hidden
+        << ", " << formatCount(static_cast<double>(r.cost.params)) << " parameters (" << r.cost.params << ")\n";
+    out << "plan: dp " << p.dp << " x tp " << p.tp << " x pp " << p.pp << " x cp " << p.cp << " (ep " << p.ep
+        << ") = " << r.worldSize() << " ranks, " << (p.sequenceParallel ? "sequence parallel, " : "") << "ZeRO-"
+        << p.zero << ", " << toString(p.schedule) << ", " << r.cost.microBatches << " micro-batches of "
+        << c.training.microBatch << "\n";
+    out << "FLOPs per iteration: " << formatCount(r.cost.flopsPerIteration) << "FLOP\n\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "%-6s %7s %8s %12s %8s %11s %11s %11s %11s %11s\n", "stage", "ranks", "example",
+        "FLOP/rank", "nodes", "all-reduce", "all-gather", "red-scatter", "all-to-all", "send");
+    out << line;
+    for (const ClassSummary& s : r.summaries) {
+        std::snprintf(line, sizeof line, "%-6d %7lld %8lld %12s %8lld %11s %11s %11s %11s %11s\n", s.stage,
+            static_cast<long long>(s.ranks), static_cast<long long>(s.exampleRank.value),
+            formatCount(static_cast<double>(s.flops)).c_str(), static_cast<long long>(s.nodes),
+            formatBytes(static_cast<double>(s.collectiveBytes[0])).c_str(),
+            formatBytes(static_cast<double>(s.collectiveBytes[1])).c_str(),
+            formatBytes(static_cast<double>(s.collectiveBytes[2])).c_str(),
+            formatBytes(static_cast<double>(s.collectiveBytes[3])).c_str(),
+            formatBytes(static_cast<double>(s.sendBytes)).c_str());
+        out << line;
+    }
+    if (!r.warnings.empty()) {
+        out << "\n";
+        for (const Diagnostic& d : r.warnings)
+            out << "warning: " << (d.keyPath.empty() ? "" : d.keyPath + ": ") << d.message << "\n";
+    }
+    return out.str();
+}
+
+std::string rankReportText(const SynthesisResult& r, RankId rank)
+{
+    std::ostringstream out;
+    const Mesh& mesh = r.mesh();
+    const Coords c = mesh.coords(rank);
+    const int32_t cls = r.classOf(rank);
+    const ClassProgram& program = r.classes[static_cast<size_t>(cls)];
+    const ClassSummary& s = r.summaries[static_cast<size_t>(cls)];
+    out << "rank " << rank.value << " of " << r.worldSize() << ": tp " << c[0] << ", cp " << c[1] << ", ep " << c[2]
+        << ", edp " << c[3] << ", pp " << c[4] << " (class " << cls << ", " << s.ranks << " ranks)\n";
+    out << "nodes " << s.nodes << ", compute " << formatCount(static_cast<double>(s.flops)) << "FLOP per iteration\n";
+    // Collectives by group.
+    struct GroupUse
+    {
+        AxisMask mask = 0;
+        std::map<int, std::pair<int64_t, int64_t>> byType; // type -> (count, bytes)
+    };
+    std::map<int64_t, GroupUse> groups;
+    std::map<int64_t, std::pair<int64_t, int64_t>> sendsTo, recvsFrom;
+    for (const ProgramNode& n : program.nodes) {
+        if (n.kind == NodeKind::Collective) {
+            GroupUse& g = groups[r.groupIdOf(n, rank)];
+            g.mask = n.mask;
+            auto& [count, bytes] = g.byType[static_cast<int>(n.collective)];
+            ++count;
+            bytes += n.bytes;
+        } else if (n.kind == NodeKind::Send || n.kind == NodeKind::Recv) {
+            auto& m = n.kind == NodeKind::Send ? sendsTo : recvsFrom;
+            auto& [count, bytes] = m[r.peerOf(n, rank).value];
+            ++count;
+            bytes += n.bytes;
+        }
+    }
+    for (const auto& [id, g] : groups) {
+        const std::vector<int64_t> members = mesh.groupMembers(g.mask, mesh.groupIndex(g.mask, rank));
+        out << "group " << id << " (" << axisMaskName(g.mask) << ", " << members.size() << " ranks:";
+        for (size_t i = 0; i < members.size() && i < 8; ++i)
+            out << ' ' << members[i];
+        if (members.size() > 8)
+            out << " ...";
+        out << ")\n";
+        for (const auto& [type, cb] : g.byType)
+            out << "  " << toString(static_cast<CollectiveType>(type)) << ": " << cb.first << " x, "
+                << formatBytes(static_cast<double>(cb.second)) << "\n";
+    }
+    for (const auto& [peer, cb] : sendsTo)
+        out << "send to rank " << peer << ": " << cb.first << " x, " << formatBytes(static_cast<double>(cb.second))
+            << "\n";
+    for (const auto& [peer, cb] : recvsFrom)
+        out << "recv from rank " << peer << ": " << cb.first << " x, " << formatBytes(static_cast<double>(cb.second))
+            << "\n";
+    return out.str();
+}
+
+} // namespace stagecraft

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+#include "sharding/shardingstrategy.h"
+
+#include "model/modelsymbols.h"
+
+#include <algorithm>
+
+namespace stagecraft {
+
+namespace {
+    constexpr AxisMask kTp = axisBit(Axis::Tp);
+    constexpr AxisMask kCp = axisBit(Axis::Cp);
+    constexpr AxisMask kEp = axisBit(Axis::Ep);
+    constexpr AxisMask kEdp = axisBit(Axis::Edp);
+    constexpr int kRegionCount = 7;
+
+    constexpr size_t idx(Index i)
+    {
+        return static_cast<size_t>(i);
+    }
+    constexpr size_t idx(Region r)
+    {
+        return static_cast<size_t>(r);
+    }
+} // namespace
+
+ShardingStrategy::ShardingStrategy(const Config& config, const Mesh& mesh)
+    : m_zero(config.parallelism.zero)
+{
+    (void)mesh;
+    const bool sp = config.parallelism.sequenceParallel;
+    for (int r = 0; r < kRegionCount; ++r) {
+        auto& s = m_split[static_cast<size_t>(r)];
+        const Region region = static_cast<Region>(r);
+        s[idx(Index::Batch)] = kDpMask;
+        s[idx(Index::Seq)] = kCp;
+        if (sp && (region == Region::Sequence || region == Region::Router))
+            s[idx(Index::Seq)] |= kTp;
+        if (region == Region::Attention) {
+            s[idx(Index::Heads)] = kTp;
+            s[idx(Index::KVHeads)] = kTp;
+        }
+        if (region == Region::Mlp) {
+            s[idx(Index::Ffn)] = kTp;
+            s[idx(Index::SharedFfn)] = kTp;
+        }
+        if (region == Region::Vocab)
+            s[idx(Index::Vocab)] = kTp;
+        if (region == Region::Expert) {
+            s[idx(Index::Experts)] = kEp;
+            s[idx(Index::ExpertFfn)] = kTp;
+            s[idx(Index::Capacity)] = kEdp | kCp;
+        }
+        if (region == Region::Router)
+            s[idx(Index::Capacity)] = kDpMask | kCp | (sp ? kTp : AxisMask(0));
+    }
+    // The optimizer region sees weights in their home layouts; its split table is the union of the model
+    // regions' weight splits (Heads, KVHeads, Ffn, SharedFfn, Vocab, Experts, ExpertFfn), batch-free.
+    auto& opt = m_split[idx(Region::Optimizer)];
+    opt = {};
+    opt[idx(Index::Heads)] = kTp;
+    opt[idx(Index::KVHeads)] = kTp;
+    opt[idx(Index::Ffn)] = kTp;
+    opt[idx(Index::SharedFfn)] = kTp;
+    opt[idx(Index::Vocab)] = kTp;
+    opt[idx(Index::Experts)] = kEp;
+    opt[idx(Index::ExpertFfn)] = kTp;
+    opt[idx(Index::Seq)] = kCp | (sp ? kTp : AxisMask(0)); // the position embedding (gpt) lives in Sequence
+}
+
+Layout ShardingStrategy::operandLayout(Region region, const std::vector<Index>& labels) const
+{
+    Layout l;
+    for (size_t d = 0; d < labels.size(); ++d) {
+        const AxisMask m = splitMask(region, labels[d]);
+        for (int a = 0; a < kSpatialAxisCount; ++a) {
+            if (!(m & (1u << a)))
+                continue;
+            AxisLayout& al = l.axes[static_cast<size_t>(a)];
+            if (al.state == AxisState::Replicated)
+                al = AxisLayout { AxisState::Split, static_cast<int8_t>(d) };
+        }
+    }
+    return l;
+}
+
+Layout ShardingStrategy::producedLayout(const Op& op, size_t outputIndex) const
+{
+    const Operand& out = op.outputs[outputIndex];
+    Layout l = operandLayout(op.region, out.labels);
+    switch (op.kind) {
+    case OpKind::Dispatch:
+    case OpKind::Combine:
+    case OpKind::Softmax:
+    case OpKind::Rope:
+    case OpKind::Activation:
+    case OpKind::Dropout:
+    case OpKind::Optimizer:
+        return l; // permutations and pointwise kinds reduce nothing across ranks
+    default:
+        break;
+    }
+    auto present = [&](Index i) { return std::find(out.labels.begin(), out.labels.end(), i) != out.labels.end(); };
+    AxisMask partial = 0;
+    for (Index i : op.space) {
+        if (present(i))
+            continue;
+        if (i == Index::Heads && present(Index::KVHeads))
+            continue; // grouped-query attention: query heads map onto their KV head, both split alike
+        partial |= splitMask(op.region, i);
+    }
+    for (int a = 0; a < kSpatialAxisCount; ++a)
+        if (partial & (1u << a))
+            l.axes[static_cast<size_t>(a)] = AxisLayout { AxisState::Partial, -1 };
+    return l;
+}
+
+AxisMask ShardingStrategy::weightDataMask(const Tensor& weight) const
+{
+    return (weight.isExpertWeight ? kEdp : kDpMask) | kCp;
+}
+
+Expr ShardingStrategy::localExtentExpr(Region region, Index index) const
+{
+    const auto& s = ModelSymbols::get();
+    const AxisMask m = splitMask(region, index);
+    Expr divisor(1);
+    if (m & kTp)
+        divisor *= Expr::symbol(s.tp);
+    if (m & kCp)
+        divisor *= Expr::symbol(s.cp);
+    if ((m & kDpMask) == kDpMask)
+        divisor *= Expr::symbol(s.dp);
+    else if (m & kEp)
+        divisor *= Expr::symbol(s.ep);
+    else if (m & kEdp)
+        divisor *= Expr::symbol(s.edp);
+    return indexExtent(index) / divisor;
+}
+
+std::optional<ExtentTable> ExtentTable::evaluate(
+    const ShardingStrategy& strategy, const ModelGraph& graph, const Binding& binding, std::string& error)
+{
+    std::array<bool, kIndexCount> used {};
+    for (const Op& op : graph.ops) {
+        for (Index i : op.space)
+            used[idx(i)] = true;
+        for (const Operand& o : op.inputs)
+            for (Index i : o.labels)
+                used[idx(i)] = true;
+    }
+    ExtentTable t;
+    for (int i = 0; i < kIndexCount; ++i) {
+        if (!used[static_cast<size_t>(i)])
+            continue;
+        const Expr& e = indexExtent(static_cast<Index>(i));
+        EvalResult r = e.evaluate(binding);
+        if (!r.ok()) {
+            error = describeEvalError(e, r);
+            return std::nullopt;
+        }
+        t.m_global[static_cast<size_t>(i)] = r.value;
+    }
+    for (int reg = 0; reg < kRegionCount; ++reg) {
+        for (int i = 0; i < kIndexCount; ++i) {
+            if (!used[static_cast<size_t>(i)])
+                continue;
+            const Expr e = strategy.localExtentExpr(static_cast<Region>(reg), static_cast<Index>(i));
+            EvalResult r = e.evaluate(binding);
+            if (!r.ok()) {
+                error = describeEvalError(e, r);
+                return std::nullopt;
+            }
+            t.m_local[static_cast<size_t>(reg)][static_cast<size_t>(i)] = r.value;
+        }
+    }
+    return t;
+}
+
+} // namespace stagecraft

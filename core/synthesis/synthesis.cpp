@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+#include "synthesis/synthesis.h"
+
+#include "config/configvalidator.h"
+#include "model/modelcost.h"
+
+#include <algorithm>
+#include <exception>
+
+namespace stagecraft {
+
+namespace {
+
+    Diagnostic error(std::string message, std::string keyPath = {})
+    {
+        Diagnostic d;
+        d.severity = Severity::Error;
+        d.keyPath = std::move(keyPath);
+        d.message = std::move(message);
+        return d;
+    }
+
+    Diagnostic warning(std::string message, std::string keyPath = {})
+    {
+        Diagnostic d = error(std::move(message), std::move(keyPath));
+        d.severity = Severity::Warning;
+        return d;
+    }
+
+    bool sameModel(const ModelGraph& g, const Config& c)
+    {
+        return g.family == c.model.family && g.layers == c.model.layers && g.precision == c.training.precision
+            && g.causalMask == c.model.causalMask && g.tiedEmbeddings == c.model.tiedEmbeddings
+            && g.sharedExpert == (c.model.sharedExpertFfnHidden > 0);
+    }
+
+    bool isContraction(OpKind k)
+    {
+        return k == OpKind::MatMul || k == OpKind::AttentionScores || k == OpKind::AttentionContext;
+    }
+
+    ClassSummary summarize(const ClassProgram& program, const ModelGraph& graph)
+    {
+        ClassSummary s;
+        s.stage = program.stage;
+        s.ranks = program.rankCount;
+        s.exampleRank = program.exampleRank;
+        s.nodes = static_cast<int64_t>(program.nodes.size());
+        for (const ProgramNode& n : program.nodes) {
+            switch (n.kind) {
+            case NodeKind::Compute:
+                s.flops += n.flops;
+                if (n.op >= 0 && isContraction(graph.ops[static_cast<size_t>(n.op)].kind))
+                    s.matmulFlops += n.flops;
+                break;
+            case NodeKind::Collective:
+                s.collectiveBytes[static_cast<size_t>(n.collective)] += n.bytes;
+                s.collectiveCount[static_cast<size_t>(n.collective)] += 1;
+                break;
+            case NodeKind::Send:
+                s.sendBytes += n.bytes;
+                s.sendCount += 1;
+                break;
+            case NodeKind::Recv:
+                s.recvBytes += n.bytes;
+                s.recvCount += 1;
+                break;
+            }
+        }
+        return s;
+    }
+
+} // namespace
+
+SynthesisOutcome synthesize(const Config& config, ProgressSink* progress, std::shared_ptr<const ModelGraph> graphCache)
+{
+    SynthesisOutcome outcome;
+    try {
+        outcome.diagnostics = validateConfig(config);
+        if (hasErrors(outcome.diagnostics))
+            return outcome;
+        auto cancelled = [&] {
+            if (progress && progress->cancelled()) {
+                outcome.cancelled = true;
+                return true;
+            }
+            return false;
+        };
+        if (progress)
+            progress->report(0.0, "building the model graph");
+        std::shared_ptr<const ModelGraph> graph = graphCache && sameModel(*graphCache, config)
+            ? graphCache
+            : buildModelGraph(config.model, config.training.precision);
+        if (cancelled())
+            return outcome;
+
+        auto result = std::make_shared<SynthesisResult>();
+        result->config = config;
+        result->graph = graph;
+        std::string message;
+        if (!computeModelCost(*graph, config, result->cost, message)) {
+            outcome.diagnostics.push_back(error(message, "model"));
+            return outcome;
+        }
+        std::optional<DistributionPlan> plan = planDistribution(config, graph, message);
+        if (!plan) {
+            outcome.diagnostics.push_back(error(message, "parallelism"));
+            return outcome;
+        }
+        result->plan = std::make_shared<const DistributionPlan>(std::move(*plan));
+
+        const int32_t pp = static_cast<int32_t>(config.parallelism.pp);
+        std::vector<AxisMask> masks;
+        for (int32_t stage = 0; stage < pp; ++stage) {
+            if (cancelled())
+                return outcome;
+            if (progress)
+                progress->report(0.05 + 0.9 * stage / pp, "building stage programs");
+            result->classes.push_back(buildClassProgram(*result->plan, stage));
+            result->summaries.push_back(summarize(result->classes.back(), *graph));
+            for (const ProgramNode& n : result->classes.back().nodes)
+                if (n.kind == NodeKind::Collective && std::find(masks.begin(), masks.end(), n.mask) == masks.end())
+                    masks.push_back(n.mask);
+        }
+        result->groups = GroupTable(result->plan->mesh, masks);
+
+        const int64_t padded = paddedVocab(config.model.vocab, config.parallelism.tp);
+        if (config.parallelism.tp > 1 && padded != config.model.vocab)
+            result->warnings.push_back(warning("vocabulary " + std::to_string(config.model.vocab) + " padded to "
+                    + std::to_string(padded) + " (a multiple of 128*tp, as Megatron-LM does); params count the "
+                    + "published vocabulary, per-rank bytes the padded one",
+                "model.vocab"));
+        if (config.model.tiedEmbeddings && pp > 1)
+            result->warnings.push_back(warning("tied embeddings with pp > 1: the first and last stage each hold the "
+                                               "embedding; the all-reduce of its gradient between them is not modelled",
+                "model.tied_embeddings"));
+        if (config.model.family == Family::Moe)
+            result->warnings.push_back(warning("MoE routing assumed uniform: every expert receives "
+                                               "tokens*top_k/experts tokens",
+                "model.experts"));
+        for (const Diagnostic& d : outcome.diagnostics)
+            result->warnings.push_back(d);
+        if (progress)
+            progress->report(1.0, "done");
+        outcome.diagnostics = result->warnings;
+        outcome.result = std::move(result);
+    } catch (const std::exception& e) {
+        outcome.result.reset();
+        outcome.diagnostics.push_back(error(std::string("internal error: ") + e.what()));
+    } catch (...) {
+        outcome.result.reset();
+        outcome.diagnostics.push_back(error("internal error"));
+    }
+    return outcome;
+}
+
+} // namespace stagecraft

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "config/config.h"
+#include "config/diagnostic.h"
+#include "mesh/mesh.h"
+#include "model/modelcost.h"
+#include "model/modelgraph.h"
+#include "program/distributionplan.h"
+#include "program/program.h"
+#include "synthesis/progress.h"
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+/// Per-rank-class figures for one iteration (the report's `classes` rows). Bytes per rank.
+struct ClassSummary
+{
+    int32_t stage = 0;
+    int64_t ranks = 0;
+    RankId exampleRank {};
+    int64_t flops = 0; ///< all compute nodes of one rank, one iteration
+    int64_t matmulFlops = 0; ///< the matmul / attention-contraction part of `flops`
+    int64_t nodes = 0;
+    std::array<int64_t, kCollectiveTypeCount> collectiveBytes {}; ///< sum of comm_size per collective type
+    std::array<int64_t, kCollectiveTypeCount> collectiveCount {};
+    int64_t sendBytes = 0;
+    int64_t recvBytes = 0;
+    int64_t sendCount = 0;
+    int64_t recvCount = 0;
+};
+
+/// The immutable outcome of one synthesis. Shared as std::shared_ptr<const SynthesisResult> between the worker
+/// and every view; never modified after synthesize() returns.
+struct SynthesisResult
+{
+    Config config;
+    std::shared_ptr<const ModelGraph> graph;
+    ModelCost cost; ///< unsharded totals (params, FLOPs per iteration)
+    std::shared_ptr<const DistributionPlan> plan;
+    std::vector<ClassProgram> classes; ///< one per pipeline stage, index = stage
+    std::vector<ClassSummary> summaries; ///< parallel to `classes`
+    GroupTable groups; ///< communicator groups used by the programs
+    std::vector<Diagnostic> warnings; ///< e.g. vocabulary padded for tp
+
+    const Mesh& mesh() const
+    {
+        return plan->mesh;
+    }
+    int64_t worldSize() const
+    {
+        return plan->mesh.worldSize();
+    }
+    /// The class (index into `classes`) of a rank: its pipeline stage.
+    int32_t classOf(RankId rank) const
+    {
+        return static_cast<int32_t>(plan->mesh.coords(rank)[4]);
+    }
+    /// Communicator group id of a collective node on `rank`.
+    int64_t groupIdOf(const ProgramNode& node, RankId rank) const
+    {
+        return groups.groupId(node.mask, rank);
+    }
+    /// Peer rank of a send/recv node on `rank`.
+    RankId peerOf(const ProgramNode& node, RankId rank) const
+    {
+        return plan->mesh.withCoordinate(rank, Axis::Pp, node.peerStage);
+    }
+};
+
+struct SynthesisOutcome
+{
+    std::shared_ptr<const SynthesisResult> result; ///< null on failure or cancel
+    std::vector<Diagnostic> diagnostics; ///< errors (failure) and warnings
+    bool cancelled = false;
+};
+
+/// The single entry point: config -> model graph -> distribution -> class programs -> summaries.
+/// Validates the config first (all problems reported). Never throws; an internal failure becomes an error
+/// diagnostic. `progress` may be null. Thread-safe: concurrent calls share nothing mutable.
+/// `graphCache`, when given and built for the same model and precision, is reused instead of rebuilding the
+/// symbolic graph (a new tp re-evaluates the graph, it does not rebuild it).
+SynthesisOutcome synthesize(
+    const Config& config, ProgressSink* progress = nullptr, std::shared_ptr<const ModelGraph> graphCache = nullptr);
+
+} // namespace stagecraft
