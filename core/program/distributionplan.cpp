@@ -79,6 +79,7 @@ std::optional<DistributionPlan> planDistribution(
     plan.remoteStages.assign(tensorCount, {});
     plan.opFlops.assign(opCount, 0);
     plan.opBytes.assign(opCount, 0);
+    plan.opReplication.assign(opCount, 1);
     plan.inputLayouts.assign(opCount, {});
     plan.opChunk.assign(opCount, 0);
 
@@ -152,6 +153,13 @@ std::optional<DistributionPlan> planDistribution(
         for (Index idx : op.space)
             points *= plan.extents.local(op.region, idx);
         plan.opFlops[i] = clampToInt64(points * num / den);
+        for (int a = 0; a < kSpatialAxisCount; ++a) {
+            bool splits = false;
+            for (Index idx : op.space)
+                splits = splits || (strategy.splitMask(op.region, idx) & (1u << a));
+            if (!splits)
+                plan.opReplication[i] *= mesh.degree(static_cast<Axis>(a));
+        }
     }
     for (size_t t = 0; t < tensorCount; ++t)
         plan.tensorBytes[t] = plan.localBytes(TensorId { static_cast<int32_t>(t) }, plan.tensorLayout[t]);

@@ -35,6 +35,9 @@ struct DistributionPlan
     std::vector<std::vector<int32_t>> remoteStages; ///< per tensor: stages other than the producer's reading it
     std::vector<int64_t> opFlops; ///< local FLOPs of one execution
     std::vector<int64_t> opBytes; ///< local bytes read and written by one execution
+    /// How many ranks compute the same values: the product of the degrees of the spatial axes that split none
+    /// of the op's iteration indices (norms under tensor parallelism without sequence parallelism: tp).
+    std::vector<int64_t> opReplication;
     std::vector<std::vector<Layout>> inputLayouts; ///< per op, per input: the layout the op expects
     std::vector<int32_t> opChunk; ///< global pipeline chunk of each op
 

@@ -85,6 +85,7 @@ nlohmann::ordered_json reportJson(const SynthesisResult& r)
         c["stage"] = s.stage;
         c["flops"] = s.flops;
         c["matmul_flops"] = s.matmulFlops;
+        c["replicated_flops"] = s.replicatedFlops;
         c["nodes"] = s.nodes;
         nlohmann::ordered_json comm;
         for (int t = 0; t < kCollectiveTypeCount; ++t)

@@ -39,7 +39,7 @@ namespace {
         return k == OpKind::MatMul || k == OpKind::AttentionScores || k == OpKind::AttentionContext;
     }
 
-    ClassSummary summarize(const ClassProgram& program, const ModelGraph& graph)
+    ClassSummary summarize(const ClassProgram& program, const ModelGraph& graph, const DistributionPlan& plan)
     {
         ClassSummary s;
         s.stage = program.stage;
@@ -48,11 +48,17 @@ namespace {
         s.nodes = static_cast<int64_t>(program.nodes.size());
         for (const ProgramNode& n : program.nodes) {
             switch (n.kind) {
-            case NodeKind::Compute:
+            case NodeKind::Compute: {
                 s.flops += n.flops;
-                if (n.op >= 0 && isContraction(graph.ops[static_cast<size_t>(n.op)].kind))
+                const int64_t replication = n.op >= 0 ? plan.opReplication[static_cast<size_t>(n.op)] : 1;
+                const int64_t replicated = n.flops - n.flops / replication;
+                s.replicatedFlops += replicated;
+                if (n.op >= 0 && isContraction(graph.ops[static_cast<size_t>(n.op)].kind)) {
                     s.matmulFlops += n.flops;
+                    s.replicatedMatmulFlops += replicated;
+                }
                 break;
+            }
             case NodeKind::Collective:
                 s.collectiveBytes[static_cast<size_t>(n.collective)] += n.bytes;
                 s.collectiveCount[static_cast<size_t>(n.collective)] += 1;
@@ -117,7 +123,7 @@ SynthesisOutcome synthesize(const Config& config, ProgressSink* progress, std::s
             if (progress)
                 progress->report(0.05 + 0.9 * stage / pp, "building stage programs");
             result->classes.push_back(buildClassProgram(*result->plan, stage));
-            result->summaries.push_back(summarize(result->classes.back(), *graph));
+            result->summaries.push_back(summarize(result->classes.back(), *graph, *result->plan));
             for (const ProgramNode& n : result->classes.back().nodes)
                 if (n.kind == NodeKind::Collective && std::find(masks.begin(), masks.end(), n.mask) == masks.end())
                     masks.push_back(n.mask);

@@ -25,6 +25,10 @@ struct ClassSummary
     RankId exampleRank {};
     int64_t flops = 0; ///< all compute nodes of one rank, one iteration
     int64_t matmulFlops = 0; ///< the matmul / attention-contraction part of `flops`
+    /// The part of `flops` that other ranks compute too (identical values): flops * (1 - 1/replication) summed
+    /// over nodes. Sum over ranks of (flops - replicatedFlops) is the single-device work.
+    int64_t replicatedFlops = 0;
+    int64_t replicatedMatmulFlops = 0;
     int64_t nodes = 0;
     std::array<int64_t, kCollectiveTypeCount> collectiveBytes {}; ///< sum of comm_size per collective type
     std::array<int64_t, kCollectiveTypeCount> collectiveCount {};

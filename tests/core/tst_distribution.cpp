@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: MIT
+// Distribution: conservation of work, Megatron communication volumes, data-parallel and ZeRO reductions,
+// pipeline send/recv pairing, expert all-to-all sizes, cross-rank consistency, determinism, rank classes.
+#include "config/configloader.h"
+#include "program/programdump.h"
+#include "synthesis/synthesis.h"
+
+#include <QtTest>
+#include <map>
+#include <tuple>
+
+using namespace stagecraft;
+
+namespace {
+
+std::shared_ptr<const SynthesisResult> synth(const std::string& preset, const std::vector<std::string>& sets)
+{
+    ConfigResult loaded = loadConfigOrPreset(preset, sets);
+    if (!loaded.config) {
+        for (const Diagnostic& d : loaded.diagnostics)
+            qWarning("%s", d.toString().c_str());
+        qFatal("config %s does not load", preset.c_str());
+    }
+    SynthesisOutcome out = synthesize(*loaded.config);
+    if (!out.result) {
+        for (const Diagnostic& d : out.diagnostics)
+            qWarning("%s", d.toString().c_str());
+        qFatal("synthesis of %s failed", preset.c_str());
+    }
+    return out.result;
+}
+
+std::vector<std::string> plan(int dp, int tp, int pp, int cp = 1, int ep = 1)
+{
+    return { "parallelism.dp=" + std::to_string(dp), "parallelism.tp=" + std::to_string(tp),
+        "parallelism.pp=" + std::to_string(pp), "parallelism.cp=" + std::to_string(cp),
+        "parallelism.ep=" + std::to_string(ep) };
+}
+
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b)
+{
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+/// The tiny preset with 8 layers and a batch that every plan below divides: llama, h 256, ffn 512, 8 heads,
+/// 4 KV heads, vocab 1024 (a multiple of 128 * tp for tp <= 8, so no padding), seq 128.
+std::vector<std::string> tinyBase()
+{
+    return { "model.layers=8", "training.global_batch=16", "training.micro_batch=2" };
+}
+
+/// The tiny model as an MoE: 4 experts, top-2, expert FFN 512.
+std::vector<std::string> tinyMoe()
+{
+    return tinyBase()
+        + std::vector<std::string> { "model.family=moe", "model.experts=4", "model.top_k=2",
+              "model.expert_ffn_hidden=512" };
+}
+
+/// Matmul FLOPs summed over all ranks, counting work that several ranks replicate once.
+int64_t totalMatmulFlops(const SynthesisResult& r)
+{
+    int64_t total = 0;
+    for (const ClassSummary& s : r.summaries)
+        total += (s.matmulFlops - s.replicatedMatmulFlops) * s.ranks;
+    return total;
+}
+
+/// Nodes of one kind in layer `layer` of micro-batch `mb` (or per-iteration nodes with mb = -1).
+std::vector<const ProgramNode*> layerNodes(const ClassProgram& p, NodeKind kind, int layer, int mb)
+{
+    std::vector<const ProgramNode*> out;
+    for (const ProgramNode& n : p.nodes)
+        if (n.kind == kind && n.layer == layer && n.microBatch == mb)
+            out.push_back(&n);
+    return out;
+}
+
+/// Collectives of one node kind in a class program whose name contains `needle`.
+std::vector<const ProgramNode*> nodes(const ClassProgram& p, NodeKind kind, const std::string& needle = {})
+{
+    std::vector<const ProgramNode*> out;
+    for (const ProgramNode& n : p.nodes)
+        if (n.kind == kind && (needle.empty() || n.name.find(needle) != std::string::npos))
+            out.push_back(&n);
+    return out;
+}
+
+} // namespace
+
+class TestDistribution : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void conservation_data()
+    {
+        QTest::addColumn<QString>("family");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<bool>("sp");
+        QTest::newRow("dp4") << QStringLiteral("llama") << 4 << 1 << 1 << 1 << 1 << false;
+        QTest::newRow("tp4") << QStringLiteral("llama") << 1 << 4 << 1 << 1 << 1 << false;
+        QTest::newRow("tp4-sp") << QStringLiteral("llama") << 1 << 4 << 1 << 1 << 1 << true;
+        QTest::newRow("pp4") << QStringLiteral("llama") << 1 << 1 << 4 << 1 << 1 << false;
+        QTest::newRow("cp2") << QStringLiteral("llama") << 1 << 1 << 1 << 2 << 1 << false;
+        QTest::newRow("dp2-tp2-pp2") << QStringLiteral("llama") << 2 << 2 << 2 << 1 << 1 << false;
+        QTest::newRow("dp2-tp2-pp2-cp2-sp") << QStringLiteral("llama") << 2 << 2 << 2 << 2 << 1 << true;
+        QTest::newRow("moe-dp4-ep2") << QStringLiteral("moe") << 4 << 1 << 1 << 1 << 2 << false;
+        QTest::newRow("moe-dp4-ep4-tp2-sp") << QStringLiteral("moe") << 4 << 2 << 1 << 1 << 4 << true;
+        QTest::newRow("moe-dp2-ep2-tp2-pp2-cp2") << QStringLiteral("moe") << 2 << 2 << 2 << 2 << 2 << false;
+    }
+
+    void conservation()
+    {
+        // The sum over all ranks of matmul FLOPs equals the single-device matmul FLOPs exactly: sharding splits
+        // the work, it never duplicates or drops it (STAGE divides MoE expert work by ep twice: defect 12).
+        QFETCH(QString, family);
+        QFETCH(int, dp);
+        QFETCH(int, tp);
+        QFETCH(int, pp);
+        QFETCH(int, cp);
+        QFETCH(int, ep);
+        QFETCH(bool, sp);
+        const std::vector<std::string> base = family == QLatin1String("moe") ? tinyMoe() : tinyBase();
+        auto single = synth("tiny", base);
+        auto sharded = synth("tiny",
+            base + plan(dp, tp, pp, cp, ep)
+                + std::vector<std::string> { std::string("parallelism.sequence_parallel=") + (sp ? "true" : "false") });
+        QCOMPARE(sharded->worldSize(), int64_t(dp) * tp * pp * cp);
+        QCOMPARE(totalMatmulFlops(*sharded), totalMatmulFlops(*single));
+        QVERIFY(totalMatmulFlops(*single) > 0);
+    }
+
+    void tensorParallelVolumes()
+    {
+        // Megatron-LM (Shoeybi et al. 2019, Fig. 3): per layer and micro-batch, tensor parallelism all-reduces
+        // the b*s*h activations twice in forward (after the attention output and MLP down projections) and twice
+        // in backward (the input gradients of the column-parallel Q/K/V and gate/up projections).
+        // tiny: b = micro_batch 2, s = 128, h = 256, bf16: 2*128*256*2 = 131,072 bytes.
+        auto r = synth("tiny", tinyBase() + plan(1, 4, 1));
+        const ClassProgram& p = r->classes[0];
+        const int64_t bsh = 2 * 128 * 256 * 2;
+        auto forward = layerNodes(p, NodeKind::Collective, 3, 0);
+        std::vector<const ProgramNode*> fwd, bwd;
+        for (const ProgramNode* n : forward)
+            (n->pass == Pass::Forward ? fwd : bwd).push_back(n);
+        QCOMPARE(int(fwd.size()), 2);
+        QCOMPARE(int(bwd.size()), 2);
+        for (const ProgramNode* n : forward) {
+            QCOMPARE(n->collective, CollectiveType::AllReduce);
+            QCOMPARE(n->bytes, bsh);
+            QCOMPARE(n->mask, axisBit(Axis::Tp));
+        }
+    }
+
+    void sequenceParallelVolumes()
+    {
+        // Korthikanti et al. 2022 §4.2.2: with sequence parallelism each all-reduce becomes an all-gather plus a
+        // reduce-scatter of the same total volume. Forward per layer: 2 all-gathers (before QKV and before the
+        // MLP; comm_size = the rank's shard b*s/t*h) and 2 reduce-scatters (comm_size = the full b*s*h input).
+        // Backward: the same 2 + 2 for the activation gradients, plus 2 re-gathers of the norm outputs for the
+        // weight gradients (Megatron keeps the sharded copy and re-gathers rather than storing the full one).
+        auto r = synth(
+            "tiny", tinyBase() + plan(1, 4, 1) + std::vector<std::string> { "parallelism.sequence_parallel=true" });
+        const ClassProgram& p = r->classes[0];
+        const int64_t bsh = 2 * 128 * 256 * 2;
+        std::map<std::pair<bool, CollectiveType>, std::vector<int64_t>> seen;
+        for (const ProgramNode* n : layerNodes(p, NodeKind::Collective, 3, 0))
+            seen[{ n->pass == Pass::Backward, n->collective }].push_back(n->bytes);
+        const auto ag = CollectiveType::AllGather, rs = CollectiveType::ReduceScatter;
+        const std::vector<int64_t> fwdGather = seen[std::make_pair(false, ag)];
+        const std::vector<int64_t> fwdScatter = seen[std::make_pair(false, rs)];
+        const std::vector<int64_t> bwdGather = seen[std::make_pair(true, ag)];
+        const std::vector<int64_t> bwdScatter = seen[std::make_pair(true, rs)];
+        QCOMPARE(fwdGather, (std::vector<int64_t> { bsh / 4, bsh / 4 }));
+        QCOMPARE(fwdScatter, (std::vector<int64_t> { bsh, bsh }));
+        QCOMPARE(bwdGather, (std::vector<int64_t> { bsh / 4, bsh / 4, bsh / 4, bsh / 4 }));
+        QCOMPARE(bwdScatter, (std::vector<int64_t> { bsh, bsh }));
+        QCOMPARE(int(seen.size()), 4);
+    }
+
+    void dataParallelGradientBytes()
+    {
+        // With ZeRO-0 each rank all-reduces its whole local gradient once per iteration (after the last
+        // micro-batch): the reduced bytes equal the local gradient bytes. tiny, 8 layers, pp 2 -> 4 layers per
+        // stage; tp 2 halves q (256x256), k, v (256x128), o, gate, up, down (256x512); norms are replicated.
+        // Per layer local: (65536 + 2*32768 + 65536 + 3*131072)/2 + 2*256 = 295,424 params.
+        // Stage 0 adds the vocab-split embedding 1024*256/2 = 131,072; the last stage the head (131,072) and the
+        // final norm (256). bf16 = 2 bytes per parameter.
+        auto r = synth("tiny", tinyBase() + plan(4, 2, 2) + std::vector<std::string> { "training.global_batch=32" });
+        const int64_t layer = 295'424;
+        const int64_t expected[2] = { (4 * layer + 131'072) * 2, (4 * layer + 131'072 + 256) * 2 };
+        for (int stage = 0; stage < 2; ++stage) {
+            int64_t reduced = 0;
+            for (const ProgramNode* n : nodes(r->classes[static_cast<size_t>(stage)], NodeKind::Collective, "grads:")) {
+                QCOMPARE(n->collective, CollectiveType::AllReduce);
+                QVERIFY(n->mask & axisBit(Axis::Edp));
+                QCOMPARE(n->microBatch, -1); // once per iteration, not per micro-batch (STAGE defect 7)
+                reduced += n->bytes;
+            }
+            QCOMPARE(reduced, expected[stage]);
+        }
+    }
+
+    void zero3PerLayerCollectives()
+    {
+        // FSDP / ZeRO-3 (Rajbhandari et al. 2020 §5.3): per layer and micro-batch one all-gather of the layer's
+        // parameters in forward, one in backward, and one reduce-scatter of its gradients; the gather's comm_size
+        // is this rank's shard. tiny layer, dp 4: 590,336 params (see tst_model) / 4 * 2 bytes = 295,168 bytes;
+        // the reduce-scatter's input is the whole local gradient, 1,180,672 bytes.
+        auto r = synth("tiny", tinyBase() + plan(4, 1, 1) + std::vector<std::string> { "parallelism.zero=3" });
+        const ClassProgram& p = r->classes[0];
+        const int64_t layerParams = 590'336;
+        auto gathers = nodes(p, NodeKind::Collective, "mb0/L5.weights");
+        QCOMPARE(int(gathers.size()), 2);
+        for (const ProgramNode* n : gathers) {
+            QCOMPARE(n->collective, CollectiveType::AllGather);
+            QCOMPARE(n->bytes, layerParams / 4 * 2);
+        }
+        QCOMPARE(gathers[0]->pass, Pass::Forward);
+        QCOMPARE(gathers[1]->pass, Pass::Backward);
+        auto scatters = nodes(p, NodeKind::Collective, "mb0/grads:L5:");
+        QCOMPARE(int(scatters.size()), 1);
+        QCOMPARE(scatters[0]->collective, CollectiveType::ReduceScatter);
+        QCOMPARE(scatters[0]->bytes, layerParams * 2);
+        // Prefetch one layer: the forward gather of layer 5 waits for a compute node of layer 4.
+        bool waitsOnLayer4 = false;
+        for (NodeId d : gathers[0]->dataDeps) {
+            const ProgramNode& dep = p.nodes[d.value];
+            waitsOnLayer4 = waitsOnLayer4 || (dep.kind == NodeKind::Compute && dep.layer == 4);
+        }
+        QVERIFY(waitsOnLayer4);
+        // 2 micro-batches: 2 * 2 gathers and 2 reduce-scatters per layer.
+        QCOMPARE(int(nodes(p, NodeKind::Collective, "L5.weights").size()), 4);
+    }
+
+    void pipelineSendRecvPairs_data()
+    {
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<QString>("schedule");
+        QTest::newRow("pp2-1f1b") << 2 << 2 << QStringLiteral("1f1b");
+        QTest::newRow("pp4-1f1b") << 4 << 1 << QStringLiteral("1f1b");
+        QTest::newRow("pp4-gpipe") << 4 << 2 << QStringLiteral("gpipe");
+        QTest::newRow("pp2-interleaved") << 2 << 1 << QStringLiteral("interleaved");
+    }
+
+    void pipelineSendRecvPairs()
+    {
+        // Every send has exactly one matching recv (peer ranks, tag, size), and each pipeline (ranks sharing
+        // dp/tp/cp/ep coordinates) exchanges 2*(p-1)*m pairs per iteration: one activation and one gradient per
+        // cut and micro-batch (for interleaved, 2*(p*v-1)*m since every chunk boundary is a cut).
+        QFETCH(int, pp);
+        QFETCH(int, dp);
+        QFETCH(QString, schedule);
+        const bool interleaved = schedule == QLatin1String("interleaved");
+        std::vector<std::string> sets = tinyBase() + plan(dp, 2, pp)
+            + std::vector<std::string> { "parallelism.schedule=" + schedule.toStdString() };
+        if (interleaved)
+            sets.push_back("parallelism.virtual_stages=2");
+        auto r = synth("tiny", sets);
+        const int64_t m = r->cost.microBatches;
+        const int v = interleaved ? 2 : 1;
+        using Key = std::tuple<int64_t, int64_t, int32_t, int64_t>; // src, dst, tag, bytes
+        std::map<Key, int> sends, recvs;
+        for (int64_t rank = 0; rank < r->worldSize(); ++rank) {
+            const ClassProgram& p = r->classes[static_cast<size_t>(r->classOf(RankId { rank }))];
+            for (const ProgramNode& n : p.nodes) {
+                if (n.kind == NodeKind::Send)
+                    sends[{ rank, r->peerOf(n, RankId { rank }).value, n.tag, n.bytes }]++;
+                else if (n.kind == NodeKind::Recv)
+                    recvs[{ r->peerOf(n, RankId { rank }).value, rank, n.tag, n.bytes }]++;
+            }
+        }
+        QCOMPARE(sends, recvs);
+        for (const auto& [k, count] : sends)
+            QCOMPARE(count, 1);
+        const int64_t pipelines = r->worldSize() / pp;
+        QCOMPARE(int64_t(sends.size()), pipelines * 2 * (int64_t(pp) * v - 1) * m);
+    }
+
+    void expertAllToAllSizes()
+    {
+        // Expert parallelism: token dispatch and combine are all-to-alls over ep whose comm_size is the rank's
+        // routed tokens: b*s*top_k*h elements (Lepikhin et al. 2020, GShard) = 2*128*2*256*2 bytes = 262,144,
+        // computed once (STAGE divides the expert tokens by ep twice, defect 12). Forward: dispatch + combine;
+        // backward: the same two for the gradients.
+        auto r = synth("tiny", tinyMoe() + plan(4, 1, 1, 1, 2));
+        const ClassProgram& p = r->classes[0];
+        auto a2a = nodes(p, NodeKind::Collective, "mb0/L2.");
+        int count = 0;
+        for (const ProgramNode* n : a2a) {
+            if (n->collective != CollectiveType::AllToAll)
+                continue;
+            ++count;
+            QCOMPARE(n->bytes, int64_t(2) * 128 * 2 * 256 * 2);
+            QCOMPARE(n->mask, axisBit(Axis::Ep));
+        }
+        QCOMPARE(count, 4);
+        // Expert weights are reduced over the expert-data-parallel group (dp/ep = 2 ranks), dense ones over dp.
+        bool expertGroup = false, denseGroup = false;
+        for (const ProgramNode* n : nodes(p, NodeKind::Collective, "grads:L2")) {
+            expertGroup = expertGroup || n->mask == axisBit(Axis::Edp);
+            denseGroup = denseGroup || n->mask == kDpMask;
+        }
+        QVERIFY(expertGroup);
+        QVERIFY(denseGroup);
+    }
+
+    void contextParallelGathersKeysAndValues()
+    {
+        // Context parallelism: queries stay sequence-split; K and V are all-gathered over cp before attention and
+        // their gradients reduce-scattered after it. Local K: b * s/cp * kv_heads * head_dim = 2*64*4*32 bf16.
+        auto r = synth("tiny", tinyBase() + plan(1, 1, 1, 2));
+        const ClassProgram& p = r->classes[0];
+        const int64_t kShard = 2 * 64 * 4 * 32 * 2;
+        int gathers = 0, scatters = 0;
+        for (const ProgramNode* n : layerNodes(p, NodeKind::Collective, 1, 0)) {
+            QCOMPARE(n->mask, axisBit(Axis::Cp));
+            if (n->collective == CollectiveType::AllGather) {
+                ++gathers;
+                QCOMPARE(n->bytes, kShard);
+            } else if (n->collective == CollectiveType::ReduceScatter) {
+                ++scatters;
+                QCOMPARE(n->bytes, kShard * 2);
+            }
+        }
+        // Forward K and V; recomputation-free backward re-gathers K and V for their use in the gradient kernels.
+        QCOMPARE(gathers, 4);
+        QCOMPARE(scatters, 2);
+    }
+
+    void crossRankConsistency_data()
+    {
+        QTest::addColumn<QStringList>("sets");
+        QTest::newRow("dp2-tp2-pp2") << QStringList { QStringLiteral("parallelism.dp=2"),
+            QStringLiteral("parallelism.tp=2"), QStringLiteral("parallelism.pp=2") };
+        QTest::newRow("dp2-tp2-cp2-sp-zero3") << QStringList { QStringLiteral("parallelism.dp=2"),
+            QStringLiteral("parallelism.tp=2"), QStringLiteral("parallelism.cp=2"),
+            QStringLiteral("parallelism.sequence_parallel=true"), QStringLiteral("parallelism.zero=3") };
+        QTest::newRow("moe-dp4-ep2-tp2-pp2")
+            << QStringList { QStringLiteral("model.family=moe"), QStringLiteral("model.experts=4"),
+                   QStringLiteral("model.top_k=2"), QStringLiteral("model.expert_ffn_hidden=512"),
+                   QStringLiteral("parallelism.dp=4"), QStringLiteral("parallelism.ep=2"),
+                   QStringLiteral("parallelism.tp=2"), QStringLiteral("parallelism.pp=2") };
+        QTest::newRow("stage-rank-order-zero2") << QStringList { QStringLiteral("parallelism.dp=2"),
+            QStringLiteral("parallelism.tp=2"), QStringLiteral("parallelism.pp=2"),
+            QStringLiteral("parallelism.zero=2"), QStringLiteral("parallelism.rank_order=[dp,tp,cp,ep,pp]") };
+    }
+
+    void crossRankConsistency()
+    {
+        // For every communicator group, all members issue the same sequence of collectives (type, size, order);
+        // otherwise a simulator hangs (spec/chakra-et.md §8). Groups have more than one member.
+        QFETCH(QStringList, sets);
+        std::vector<std::string> s = tinyBase();
+        for (const QString& x : sets)
+            s.push_back(x.toStdString());
+        auto r = synth("tiny", s);
+        std::map<int64_t, std::map<int64_t, std::vector<std::pair<int, int64_t>>>> byGroup; // id -> rank -> seq
+        for (int64_t rank = 0; rank < r->worldSize(); ++rank) {
+            const ClassProgram& p = r->classes[static_cast<size_t>(r->classOf(RankId { rank }))];
+            for (const ProgramNode& n : p.nodes) {
+                if (n.kind != NodeKind::Collective)
+                    continue;
+                const int64_t id = r->groupIdOf(n, RankId { rank });
+                QVERIFY2(id > 0, n.name.c_str());
+                byGroup[id][rank].emplace_back(int(n.collective), n.bytes);
+            }
+        }
+        QVERIFY(!byGroup.empty());
+        r->groups.forEachGroup([&](int64_t id, AxisMask mask, int64_t index) {
+            const std::vector<int64_t> members = r->mesh().groupMembers(mask, index);
+            QVERIFY(members.size() > 1);
+            auto it = byGroup.find(id);
+            if (it == byGroup.end())
+                return;
+            QCOMPARE(int64_t(it->second.size()), int64_t(members.size()));
+            const auto& first = it->second.begin()->second;
+            for (const auto& [rank, seq] : it->second) {
+                QVERIFY(std::find(members.begin(), members.end(), rank) != members.end());
+                QVERIFY(seq == first);
+            }
+        });
+    }
+
+    void determinism()
+    {
+        auto a = synth("tiny", tinyBase() + plan(2, 2, 2));
+        auto b = synth("tiny", tinyBase() + plan(2, 2, 2));
+        QCOMPARE(a->classes.size(), b->classes.size());
+        for (size_t i = 0; i < a->classes.size(); ++i)
+            QCOMPARE(dumpProgram(a->classes[i]), dumpProgram(b->classes[i]));
+    }
+
+    void rankClasses()
+    {
+        // llama3-70b on dp 64 x tp 8 x pp 8 = 4096 ranks: one class program per pipeline stage, 512 ranks each.
+        auto r =
+            synth("llama3-70b", plan(64, 8, 8) + std::vector<std::string> { "parallelism.sequence_parallel=true" });
+        QCOMPARE(r->worldSize(), int64_t(4096));
+        QCOMPARE(int(r->classes.size()), 8);
+        for (const ClassSummary& s : r->summaries)
+            QCOMPARE(s.ranks, int64_t(512));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDistribution)
+#include "tst_distribution.moc"
