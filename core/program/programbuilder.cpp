@@ -99,7 +99,8 @@ namespace {
         }
 
         // --- values ------------------------------------------------------------------------------------------
-        Value lookup(int32_t tensor, int32_t microBatch);
+        Value lookup(int32_t tensor, int32_t microBatch, bool preferRecomputed);
+        bool recomputes(const Op& forwardOp) const;
         Value relayout(int32_t tensor, int32_t microBatch, Value src, const Layout& from, const Layout& to, Phase phase,
             MemoryCategory category);
         Value gatheredWeights(int32_t weight, const Layout& expected, int32_t microBatch, Phase phase);
@@ -132,7 +133,8 @@ namespace {
         ClassProgram m_program;
 
         std::unordered_map<int64_t, Value> m_values; ///< (tensor, micro-batch) -> current value on this stage
-        std::map<std::tuple<int32_t, int32_t, uint64_t, int>, Value> m_relayouts;
+        std::unordered_map<int64_t, Value> m_recomputed; ///< (tensor, micro-batch) -> value re-run before backward
+        std::map<std::tuple<int32_t, uint64_t, int>, Value> m_relayouts; ///< (source buffer, layout, pass)
         std::map<std::tuple<int32_t, AxisMask, int, int32_t>, Value> m_weightGathers; ///< (layer, mask, pass, mb)
         std::map<std::pair<int32_t, int>, uint32_t> m_firstComputeOfLayer; ///< (layer, pass) in the current unit
         std::map<std::pair<int32_t, int>, uint32_t> m_lastGatherOfPass; ///< chains the per-layer gathers
@@ -191,8 +193,18 @@ namespace {
         return l;
     }
 
-    Value StageBuilder::lookup(int32_t tensor, int32_t microBatch)
+    bool StageBuilder::recomputes(const Op& f) const
     {
+        const Recompute policy = P.config.training.recompute;
+        return (policy == Recompute::Full && f.recompute != RecomputeClass::Never)
+            || (policy == Recompute::Selective && f.recompute == RecomputeClass::Selective);
+    }
+
+    Value StageBuilder::lookup(int32_t tensor, int32_t microBatch, bool preferRecomputed)
+    {
+        if (preferRecomputed)
+            if (auto it = m_recomputed.find(key(tensor, microBatch)); it != m_recomputed.end())
+                return it->second;
         if (auto it = m_values.find(key(tensor, microBatch)); it != m_values.end())
             return it->second;
         const int32_t producer = P.producerOp[static_cast<size_t>(tensor)];
@@ -265,7 +277,7 @@ namespace {
         const bool gathers = std::any_of(steps.begin(), steps.end(), [](const Relayout& r) {
             return r.type == CollectiveType::AllGather || r.type == CollectiveType::AllToAll;
         });
-        const auto k = std::make_tuple(tensor, microBatch, layoutHash(to), gathers ? static_cast<int>(phase) : -1);
+        const auto k = std::make_tuple(src.buffer, layoutHash(to), gathers ? static_cast<int>(phase) : -1);
         if (auto it = m_relayouts.find(k); it != m_relayouts.end())
             return it->second;
         const Tensor& t = G.tensor(TensorId { tensor });
@@ -358,7 +370,12 @@ namespace {
                 n.reads.push_back(v.buffer);
                 continue;
             }
-            Value v = lookup(t, microBatch);
+            // A recomputed op, and the backward of one, read recomputed values; every other op reads the values the
+            // forward pass kept (a checkpointed region's output stays stored: its consumer saved it).
+            const bool preferRecomputed = phase == Phase::Recompute
+                || (phase == Phase::Backward && op.forwardOp >= 0
+                    && recomputes(G.ops[static_cast<size_t>(op.forwardOp)]));
+            Value v = lookup(t, microBatch, preferRecomputed);
             v = relayout(
                 t, microBatch, v, P.tensorLayout[static_cast<size_t>(t)], expected, phase, categoryOf(tensor.role));
             addDep(n.dataDeps, v.node);
@@ -399,7 +416,7 @@ namespace {
         const int passKey = phase == Phase::Forward ? 0 : 1;
         m_firstComputeOfLayer.try_emplace({ op.layer, passKey }, node);
         for (auto [t, buf] : produced) {
-            m_values[key(t, microBatch)] = Value { node, buf };
+            (phase == Phase::Recompute ? m_recomputed : m_values)[key(t, microBatch)] = Value { node, buf };
             if (phase == Phase::Recompute)
                 continue;
             for (int32_t dst : P.remoteStages[static_cast<size_t>(t)]) {
@@ -573,24 +590,29 @@ namespace {
     {
         m_unitStarted = false;
         m_firstComputeOfLayer.clear();
-        const Recompute policy = P.config.training.recompute;
         if (!unit.backward) {
             for (int32_t op : m_chunkForward[static_cast<size_t>(unit.localChunk)])
                 emitOp(op, unit.microBatch, unit.localChunk, Phase::Forward);
             return;
         }
         m_gradWriters.clear(); // the reduction after the last micro-batch waits on that micro-batch's writers
-        if (policy != Recompute::None) {
-            for (int32_t op : m_chunkForward[static_cast<size_t>(unit.localChunk)]) {
-                const RecomputeClass rc = G.ops[static_cast<size_t>(op)].recompute;
-                const bool again = (policy == Recompute::Full && rc != RecomputeClass::Never)
-                    || (policy == Recompute::Selective && rc == RecomputeClass::Selective);
-                if (again)
+        // Recompute each layer's forward right before that layer's backward (checkpointed layers), so only one
+        // layer's recomputed activations are alive at a time.
+        const std::vector<int32_t>& forward = m_chunkForward[static_cast<size_t>(unit.localChunk)];
+        auto recomputeLayer = [&](int32_t layer) {
+            for (int32_t op : forward)
+                if (G.ops[static_cast<size_t>(op)].layer == layer && recomputes(G.ops[static_cast<size_t>(op)]))
                     emitOp(op, unit.microBatch, unit.localChunk, Phase::Recompute);
+        };
+        std::vector<int32_t> recomputed;
+        for (int32_t op : m_chunkBackward[static_cast<size_t>(unit.localChunk)]) {
+            const int32_t layer = G.ops[static_cast<size_t>(op)].layer;
+            if (std::find(recomputed.begin(), recomputed.end(), layer) == recomputed.end()) {
+                recomputed.push_back(layer);
+                recomputeLayer(layer);
             }
-        }
-        for (int32_t op : m_chunkBackward[static_cast<size_t>(unit.localChunk)])
             emitOp(op, unit.microBatch, unit.localChunk, Phase::Backward);
+        }
         flushGradientBucket(unit.microBatch);
     }
 

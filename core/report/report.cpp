@@ -99,6 +99,8 @@ nlohmann::ordered_json reportJson(const SynthesisResult& r)
         counts["send"] = s.sendCount;
         counts["recv"] = s.recvCount;
         c["comm_count"] = counts;
+        c["memory_bytes"] = { { "weights", s.weightBytes }, { "gradients", s.gradientBytes },
+            { "optimizer", s.optimizerBytes }, { "activations_peak", s.activationPeakBytes }, { "peak", s.peakBytes } };
         classes.push_back(std::move(c));
     }
     j["classes"] = std::move(classes);
@@ -122,13 +124,14 @@ std::string reportText(const SynthesisResult& r)
         << c.training.microBatch << "\n";
     out << "FLOPs per iteration: " << formatCount(r.cost.flopsPerIteration) << "FLOP\n\n";
     char line[256];
-    std::snprintf(line, sizeof line, "%-6s %7s %8s %12s %8s %11s %11s %11s %11s %11s\n", "stage", "ranks", "example",
-        "FLOP/rank", "nodes", "all-reduce", "all-gather", "red-scatter", "all-to-all", "send");
+    std::snprintf(line, sizeof line, "%-6s %7s %8s %12s %8s %11s %11s %11s %11s %11s %11s\n", "stage", "ranks",
+        "example", "FLOP/rank", "nodes", "mem peak", "all-reduce", "all-gather", "red-scatter", "all-to-all", "send");
     out << line;
     for (const ClassSummary& s : r.summaries) {
-        std::snprintf(line, sizeof line, "%-6d %7lld %8lld %12s %8lld %11s %11s %11s %11s %11s\n", s.stage,
+        std::snprintf(line, sizeof line, "%-6d %7lld %8lld %12s %8lld %11s %11s %11s %11s %11s %11s\n", s.stage,
             static_cast<long long>(s.ranks), static_cast<long long>(s.exampleRank.value),
             formatCount(static_cast<double>(s.flops)).c_str(), static_cast<long long>(s.nodes),
+            formatBytes(static_cast<double>(s.peakBytes)).c_str(),
             formatBytes(static_cast<double>(s.collectiveBytes[0])).c_str(),
             formatBytes(static_cast<double>(s.collectiveBytes[1])).c_str(),
             formatBytes(static_cast<double>(s.collectiveBytes[2])).c_str(),

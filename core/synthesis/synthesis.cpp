@@ -124,6 +124,15 @@ SynthesisOutcome synthesize(const Config& config, ProgressSink* progress, std::s
                 progress->report(0.05 + 0.9 * stage / pp, "building stage programs");
             result->classes.push_back(buildClassProgram(*result->plan, stage));
             result->summaries.push_back(summarize(result->classes.back(), *graph, *result->plan));
+            result->memory.push_back(computeMemoryTimeline(result->classes.back()));
+            const MemoryTimeline& m = result->memory.back();
+            ClassSummary& s = result->summaries.back();
+            s.weightBytes = m.resident[static_cast<size_t>(MemoryCategory::Weights)];
+            s.gradientBytes = m.resident[static_cast<size_t>(MemoryCategory::Gradients)];
+            s.optimizerBytes = m.resident[static_cast<size_t>(MemoryCategory::Optimizer)];
+            s.activationPeakBytes = m.activationPeakBytes;
+            s.peakBytes = m.peakBytes;
+            s.peakStep = m.peakStep;
             for (const ProgramNode& n : result->classes.back().nodes)
                 if (n.kind == NodeKind::Collective && std::find(masks.begin(), masks.end(), n.mask) == masks.end())
                     masks.push_back(n.mask);

@@ -3,6 +3,7 @@
 
 #include "config/config.h"
 #include "config/diagnostic.h"
+#include "memory/memorytimeline.h"
 #include "mesh/mesh.h"
 #include "model/modelcost.h"
 #include "model/modelgraph.h"
@@ -36,6 +37,13 @@ struct ClassSummary
     int64_t recvBytes = 0;
     int64_t sendCount = 0;
     int64_t recvCount = 0;
+    // Memory per rank (bytes), from the class's memory timeline.
+    int64_t weightBytes = 0; ///< resident weights (compute copy; a ZeRO-3 shard)
+    int64_t gradientBytes = 0; ///< resident gradients
+    int64_t optimizerBytes = 0; ///< fp32 master weights and Adam moments (sharded by ZeRO >= 1)
+    int64_t activationPeakBytes = 0; ///< peak of non-resident memory (activations, their gradients, buffers)
+    int64_t peakBytes = 0; ///< peak of the total
+    int64_t peakStep = 0; ///< program node at which the peak first occurs
 };
 
 /// The immutable outcome of one synthesis. Shared as std::shared_ptr<const SynthesisResult> between the worker
@@ -48,6 +56,7 @@ struct SynthesisResult
     std::shared_ptr<const DistributionPlan> plan;
     std::vector<ClassProgram> classes; ///< one per pipeline stage, index = stage
     std::vector<ClassSummary> summaries; ///< parallel to `classes`
+    std::vector<MemoryTimeline> memory; ///< parallel to `classes`
     GroupTable groups; ///< communicator groups used by the programs
     std::vector<Diagnostic> warnings; ///< e.g. vocabulary padded for tp
 

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+// Memory timeline: activations per layer (Korthikanti et al. 2022), model states under ZeRO (Rajbhandari et al.
+// 2020), pipeline schedules' in-flight micro-batches, and the consistency of the series.
+#include "config/configloader.h"
+#include "memory/memorytimeline.h"
+#include "synthesis/synthesis.h"
+
+#include <QtTest>
+
+using namespace stagecraft;
+
+namespace {
+
+std::shared_ptr<const SynthesisResult> synth(const std::string& preset, const std::vector<std::string>& sets)
+{
+    ConfigResult loaded = loadConfigOrPreset(preset, sets);
+    if (!loaded.config) {
+        for (const Diagnostic& d : loaded.diagnostics)
+            qWarning("%s", d.toString().c_str());
+        qFatal("config does not load");
+    }
+    SynthesisOutcome out = synthesize(*loaded.config);
+    if (!out.result) {
+        for (const Diagnostic& d : out.diagnostics)
+            qWarning("%s", d.toString().c_str());
+        qFatal("synthesis failed");
+    }
+    return out.result;
+}
+
+/// A GPT layer stack for the activation tests: s = 2048, b = 1, h = 1024, a = 16, bf16, dropout (gpt), vocab
+/// 51200 (divisible by 128 * 8), one micro-batch.
+std::vector<std::string> gptSets(int tp, bool sp, const char* recompute)
+{
+    return { "model.family=gpt", "model.layers=3", "model.hidden=1024", "model.ffn_hidden=4096", "model.heads=16",
+        "model.kv_heads=16", "model.vocab=51200", "model.seq_len=2048", "model.tied_embeddings=false",
+        "training.global_batch=1", "training.micro_batch=1", "training.precision=bf16",
+        std::string("training.recompute=") + recompute, "parallelism.tp=" + std::to_string(tp),
+        std::string("parallelism.sequence_parallel=") + (sp ? "true" : "false") };
+}
+
+/// Checks the series of every class: running sums, peak, and that no buffer is read before it is written.
+void checkConsistency(const SynthesisResult& r)
+{
+    for (size_t c = 0; c < r.classes.size(); ++c) {
+        const ClassProgram& p = r.classes[c];
+        const MemoryTimeline& m = r.memory[c];
+        QCOMPARE(m.series.size(), p.nodes.size());
+        // Allocations minus frees end at the resident states: after the last step only resident buffers live.
+        int64_t resident = 0, running = 0;
+        for (int64_t b : m.resident)
+            resident += b;
+        std::vector<int64_t> delta(p.nodes.size() + 1, 0);
+        for (size_t b = 0; b < p.buffers.size(); ++b) {
+            if (p.buffers[b].resident || m.firstUse[b] < 0)
+                continue;
+            delta[static_cast<size_t>(m.firstUse[b])] += p.buffers[b].bytes;
+            delta[static_cast<size_t>(m.lastUse[b]) + 1] -= p.buffers[b].bytes;
+        }
+        int64_t max = 0;
+        for (size_t i = 0; i < p.nodes.size(); ++i) {
+            running += delta[i];
+            QCOMPARE(m.total(i), resident + running);
+            max = std::max(max, resident + running);
+        }
+        running += delta[p.nodes.size()];
+        QCOMPARE(running, int64_t(0));
+        QCOMPARE(m.peakBytes, max);
+        QCOMPARE(m.total(static_cast<size_t>(m.peakStep)), max);
+        // No buffer is used outside its lifetime: every read happens at or after its first write.
+        std::vector<bool> written(p.buffers.size(), false);
+        for (size_t b = 0; b < p.buffers.size(); ++b)
+            written[b] = p.buffers[b].resident;
+        for (const ProgramNode& n : p.nodes) {
+            for (int32_t b : n.reads)
+                QVERIFY2(written[static_cast<size_t>(b)], n.name.c_str());
+            for (int32_t b : n.writes)
+                written[static_cast<size_t>(b)] = true;
+        }
+    }
+}
+
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b)
+{
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+} // namespace
+
+class TestMemory : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void korthikantiActivations_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("sp");
+        QTest::addColumn<QString>("recompute");
+        QTest::addColumn<double>("expected");
+        // Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models"), Table 2:
+        // activation bytes per transformer layer, 16-bit, with dropout. s = 2048, b = 1, h = 1024, a = 16.
+        const double s = 2048, b = 1, h = 1024, a = 16;
+        const double sbh = s * b * h;
+        QTest::newRow("none") << 1 << false << QStringLiteral("none") << sbh * (34 + 5 * a * s / h);
+        for (int t : { 2, 4, 8 }) {
+            QTest::newRow(qPrintable(QStringLiteral("tp%1").arg(t)))
+                << t << false << QStringLiteral("none") << sbh * (10 + 24.0 / t + 5 * a * s / (h * t));
+            QTest::newRow(qPrintable(QStringLiteral("tp%1-sp").arg(t)))
+                << t << true << QStringLiteral("none") << sbh / t * (34 + 5 * a * s / h);
+            QTest::newRow(qPrintable(QStringLiteral("tp%1-sp-selective").arg(t)))
+                << t << true << QStringLiteral("selective") << 34 * sbh / t;
+        }
+        QTest::newRow("full") << 1 << false << QStringLiteral("full") << 2 * sbh;
+        QTest::newRow("tp4-sp-full") << 4 << true << QStringLiteral("full") << 2 * sbh / 4;
+    }
+
+    void korthikantiActivations()
+    {
+        QFETCH(int, tp);
+        QFETCH(bool, sp);
+        QFETCH(QString, recompute);
+        QFETCH(double, expected);
+        auto r = synth("tiny", gptSets(tp, sp, recompute.toUtf8().constData()));
+        checkConsistency(*r);
+        const double actual = static_cast<double>(savedActivationBytes(r->classes[0], r->memory[0], 1, 0));
+        QVERIFY2(std::abs(actual - expected) / expected < 0.01,
+            qPrintable(QStringLiteral("actual %1 expected %2").arg(actual, 0, 'f', 0).arg(expected, 0, 'f', 0)));
+    }
+
+    void zeroModelStates_data()
+    {
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<qint64>("expected");
+        // Rajbhandari et al. 2020 (ZeRO), §3 and Figure 1: mixed-precision Adam keeps 2 bytes of fp16 weights,
+        // 2 of gradients and 12 of optimizer state (fp32 weights, momentum, variance) per parameter; stage 1
+        // shards the 12, stage 2 also the gradients, stage 3 also the weights over N_d data-parallel ranks.
+        // Psi: the tiny model's 1,705,216 parameters (derived by hand in tst_model).
+        const qint64 psi = 1'705'216;
+        for (int nd : { 2, 4, 8 }) {
+            QTest::newRow(qPrintable(QStringLiteral("zero0-dp%1").arg(nd))) << 0 << nd << 16 * psi;
+            QTest::newRow(qPrintable(QStringLiteral("zero1-dp%1").arg(nd))) << 1 << nd << 4 * psi + 12 * psi / nd;
+            QTest::newRow(qPrintable(QStringLiteral("zero2-dp%1").arg(nd))) << 2 << nd << 2 * psi + 14 * psi / nd;
+            QTest::newRow(qPrintable(QStringLiteral("zero3-dp%1").arg(nd))) << 3 << nd << 16 * psi / nd;
+        }
+    }
+
+    void zeroModelStates()
+    {
+        QFETCH(int, zero);
+        QFETCH(int, dp);
+        QFETCH(qint64, expected);
+        auto r = synth("tiny",
+            { "parallelism.dp=" + std::to_string(dp), "parallelism.zero=" + std::to_string(zero),
+                "training.global_batch=" + std::to_string(2 * dp), "training.micro_batch=2" });
+        checkConsistency(*r);
+        const ClassSummary& s = r->summaries[0];
+        QCOMPARE(s.weightBytes + s.gradientBytes + s.optimizerBytes, expected);
+    }
+
+    void pipelineInFlight()
+    {
+        // Narayanan et al. 2021 §2.2: on the first stage 1F1B keeps at most p micro-batches of activations in
+        // flight, GPipe all m. With m = 8, p = 4 the ratio of stored activations at the peak is m/p = 2.
+        // Measured as the peak of the activation category over the iteration on stage 0.
+        auto peakActivations = [](const SynthesisResult& r) {
+            const MemoryTimeline& m = r.memory[0];
+            int64_t peak = 0;
+            for (const CategoryBytes& c : m.series)
+                peak = std::max(peak, c[static_cast<size_t>(MemoryCategory::Activations)]);
+            return static_cast<double>(peak);
+        };
+        const std::vector<std::string> base { "model.layers=16", "parallelism.pp=4", "training.global_batch=16",
+            "training.micro_batch=2" };
+        auto gpipe = synth("tiny", base + std::vector<std::string> { "parallelism.schedule=gpipe" });
+        auto oneFOneB = synth("tiny", base + std::vector<std::string> { "parallelism.schedule=1f1b" });
+        checkConsistency(*gpipe);
+        checkConsistency(*oneFOneB);
+        const double ratio = peakActivations(*gpipe) / peakActivations(*oneFOneB);
+        QVERIFY2(std::abs(ratio - 2.0) / 2.0 < 0.05, qPrintable(QString::number(ratio)));
+        // Interleaved with v = 2 holds (1 + (p-1)/(p*v)) times the 1F1B amount on the first stage
+        // (Korthikanti et al. 2022 §4.2.3): 1 + 3/8 = 1.375.
+        auto interleaved = synth("tiny",
+            base + std::vector<std::string> { "parallelism.schedule=interleaved", "parallelism.virtual_stages=2" });
+        checkConsistency(*interleaved);
+        const double ratioInterleaved = peakActivations(*interleaved) / peakActivations(*oneFOneB);
+        QVERIFY2(std::abs(ratioInterleaved - 1.375) / 1.375 < 0.05, qPrintable(QString::number(ratioInterleaved)));
+    }
+
+    void consistencyOnVariedPlans_data()
+    {
+        QTest::addColumn<QString>("sets");
+        QTest::newRow("dp2-tp2-pp2-zero3")
+            << QStringLiteral("parallelism.dp=2;parallelism.tp=2;parallelism.pp=2;parallelism.zero=3");
+        QTest::newRow("cp2-sp-selective") << QStringLiteral(
+            "parallelism.cp=2;parallelism.tp=2;parallelism.sequence_parallel=true;training.recompute=selective");
+        QTest::newRow("moe-ep2-full") << QStringLiteral(
+            "model.family=moe;model.experts=4;model.top_k=2;model.expert_ffn_hidden=512;parallelism.dp=2;parallelism."
+            "ep=2;training.recompute=full");
+    }
+
+    void consistencyOnVariedPlans()
+    {
+        QFETCH(QString, sets);
+        std::vector<std::string> s { "training.global_batch=8", "training.micro_batch=2" };
+        for (const QString& x : sets.split(QLatin1Char(';')))
+            s.push_back(x.toStdString());
+        checkConsistency(*synth("tiny", s));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMemory)
+#include "tst_memory.moc"
