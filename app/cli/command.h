@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "cliapp.h"
+#include "config/configloader.h"
+#include "synthesis/synthesis.h"
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stagecraft::cli {
+
+/// A subcommand: its CLI11 app (owned by the parent) and what runs when it was chosen. `run` returns an ExitCode.
+struct Command
+{
+    CLI::App* app = nullptr;
+    std::function<int()> run;
+};
+
+/// Flags shared by every command that takes a CONFIG: each is a config override (DESIGN.md §3), applied with
+/// the same validation as the file.
+struct ConfigFlags
+{
+    std::string config;
+    std::vector<std::string> sets;
+    std::optional<int64_t> dp, tp, pp, cp, ep, layers, microBatch, globalBatch, zero, virtualStages;
+    std::optional<std::string> schedule, recompute, precision, name;
+    std::optional<bool> sequenceParallel;
+
+    /// Adds CONFIG and the override flags to `cmd`.
+    void add(CLI::App* cmd, bool configRequired = true);
+    /// The overrides as `key=value` strings, flags first, then --set in order.
+    std::vector<std::string> overrides() const;
+};
+
+/// Prints diagnostics as file:line:col: severity: key: message on stderr.
+void printDiagnostics(const std::vector<Diagnostic>& diagnostics);
+
+/// Loads the config (file or preset) with the overrides; prints diagnostics; nullopt on errors
+/// (exitCode = ExitBadInput).
+std::optional<Config> loadConfig(const ConfigFlags& flags, int& exitCode);
+
+/// Loads and synthesizes; prints diagnostics. Null on failure with `exitCode` set (2 bad input, 1 internal).
+std::shared_ptr<const SynthesisResult> loadAndSynthesize(const ConfigFlags& flags, int& exitCode);
+
+// Each command registers itself; the order here is the order in --help.
+Command addSynthCommand(CLI::App& app);
+Command addReportCommand(CLI::App& app);
+Command addSweepCommand(CLI::App& app);
+Command addInspectCommand(CLI::App& app);
+Command addPresetsCommand(CLI::App& app);
+
+} // namespace stagecraft::cli
