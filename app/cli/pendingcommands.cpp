@@ -4,10 +4,6 @@
 
 namespace stagecraft::cli {
 
-__attribute__((weak)) Command addSynthCommand(CLI::App&)
-{
-    return {};
-}
 __attribute__((weak)) Command addSweepCommand(CLI::App&)
 {
     return {};

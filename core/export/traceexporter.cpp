@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+#include "export/traceexporter.h"
+
+#include "version.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <regex>
+#include <system_error>
+#include <thread>
+
+namespace stagecraft {
+
+namespace {
+
+    ChakraCollective chakraCollective(CollectiveType t)
+    {
+        switch (t) {
+        case CollectiveType::AllReduce:
+            return ChakraCollective::AllReduce;
+        case CollectiveType::AllGather:
+            return ChakraCollective::AllGather;
+        case CollectiveType::ReduceScatter:
+            return ChakraCollective::ReduceScatter;
+        case CollectiveType::AllToAll:
+            return ChakraCollective::AllToAll;
+        }
+        return ChakraCollective::AllReduce;
+    }
+
+    std::string opTypeOf(const SynthesisResult& r, const ProgramNode& n)
+    {
+        if (n.op >= 0)
+            return toString(r.graph->ops[static_cast<size_t>(n.op)].kind);
+        return n.pass == Pass::Optimizer ? "optimizer" : "compute";
+    }
+
+} // namespace
+
+std::string checkExportName(const std::string& name)
+{
+    if (name.empty())
+        return "the name is empty";
+    if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos)
+        return "the name '" + name + "' contains a path separator";
+    if (name.find("..") != std::string::npos)
+        return "the name '" + name + "' contains '..'";
+    for (unsigned char c : name)
+        if (c < 0x20 || c == 0x7f)
+            return "the name contains a control character";
+    return {};
+}
+
+ChakraMetadata traceMetadata()
+{
+    ChakraMetadata m;
+    m.version = "0.0.4";
+    m.attrs.push_back(ChakraAttribute::ofString("schema", std::string("stagecraft ") + versionString()));
+    m.attrs.push_back(ChakraAttribute::ofString("units", "num_ops: FLOPs; tensor_size, comm_size: bytes"));
+    return m;
+}
+
+std::vector<ChakraNode> rankTraceNodes(const SynthesisResult& result, RankId rank, const ExportOptions& options)
+{
+    const ClassProgram& program = result.classes[static_cast<size_t>(result.classOf(rank))];
+    std::vector<ChakraNode> out;
+    out.reserve(program.nodes.size());
+    // For the tensor lists: a buffer is an output of its first writer only (ASTRA-sim aborts on a second write
+    // of a name); later writers (gradient accumulation) list it as an input they update.
+    std::vector<bool> written;
+    if (options.tensorLists)
+        written.assign(program.buffers.size(), false);
+    const int32_t self = static_cast<int32_t>(rank.value);
+    for (size_t i = 0; i < program.nodes.size(); ++i) {
+        const ProgramNode& n = program.nodes[i];
+        ChakraNode c;
+        c.id = i;
+        c.name = n.name;
+        for (NodeId d : n.dataDeps)
+            c.dataDeps.push_back(d.value);
+        for (NodeId d : n.ctrlDeps)
+            (options.ctrlDepsAsData ? c.dataDeps : c.ctrlDeps).push_back(d.value);
+        if (options.ctrlDepsAsData) {
+            std::sort(c.dataDeps.begin(), c.dataDeps.end());
+            c.dataDeps.erase(std::unique(c.dataDeps.begin(), c.dataDeps.end()), c.dataDeps.end());
+        }
+        switch (n.kind) {
+        case NodeKind::Compute:
+            c.type = ChakraNodeType::Comp;
+            c.attrs.push_back(chakraNumOps(n.flops));
+            c.attrs.push_back(chakraTensorSize(static_cast<uint64_t>(n.bytes)));
+            c.attrs.push_back(chakraOpType(opTypeOf(result, n)));
+            c.attrs.push_back(chakraIsCpuOp(false));
+            break;
+        case NodeKind::Collective:
+            c.type = ChakraNodeType::CommColl;
+            c.attrs.push_back(chakraCommType(chakraCollective(n.collective)));
+            c.attrs.push_back(chakraCommSize(n.bytes));
+            c.attrs.push_back(chakraPgName(static_cast<int>(result.groupIdOf(n, rank))));
+            c.attrs.push_back(chakraIsCpuOp(false));
+            break;
+        case NodeKind::Send:
+            c.type = ChakraNodeType::CommSend;
+            c.attrs.push_back(chakraCommSrc(self));
+            c.attrs.push_back(chakraCommDst(static_cast<int32_t>(result.peerOf(n, rank).value)));
+            c.attrs.push_back(chakraCommTag(n.tag));
+            c.attrs.push_back(chakraCommSize(n.bytes));
+            c.attrs.push_back(chakraIsCpuOp(false));
+            break;
+        case NodeKind::Recv:
+            c.type = ChakraNodeType::CommRecv;
+            c.attrs.push_back(chakraCommSrc(static_cast<int32_t>(result.peerOf(n, rank).value)));
+            c.attrs.push_back(chakraCommDst(self));
+            c.attrs.push_back(chakraCommTag(n.tag));
+            c.attrs.push_back(chakraCommSize(n.bytes));
+            c.attrs.push_back(chakraIsCpuOp(false));
+            break;
+        }
+        if (options.tensorLists) {
+            std::vector<ChakraTensorRef> ins, outs;
+            for (int32_t b : n.reads)
+                ins.push_back(
+                    { "b" + std::to_string(b), static_cast<uint64_t>(program.buffers[static_cast<size_t>(b)].bytes) });
+            for (int32_t b : n.writes) {
+                ChakraTensorRef ref { "b" + std::to_string(b),
+                    static_cast<uint64_t>(program.buffers[static_cast<size_t>(b)].bytes) };
+                if (written[static_cast<size_t>(b)] || program.buffers[static_cast<size_t>(b)].resident) {
+                    if (std::none_of(
+                            ins.begin(), ins.end(), [&](const ChakraTensorRef& t) { return t.name == ref.name; }))
+                        ins.push_back(std::move(ref));
+                } else {
+                    written[static_cast<size_t>(b)] = true;
+                    outs.push_back(std::move(ref));
+                }
+            }
+            c.attrs.push_back(chakraInputs(ins));
+            c.attrs.push_back(chakraOutputs(outs));
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+std::map<int, std::vector<int>> communicatorGroups(const SynthesisResult& result)
+{
+    std::map<int, std::vector<int>> groups;
+    result.groups.forEachGroup([&](int64_t id, AxisMask mask, int64_t index) {
+        std::vector<int>& members = groups[static_cast<int>(id)];
+        for (int64_t r : result.mesh().groupMembers(mask, index))
+            members.push_back(static_cast<int>(r));
+    });
+    return groups;
+}
+
+ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& options, ProgressSink* progress)
+{
+    const auto start = std::chrono::steady_clock::now();
+    if (std::string why = checkExportName(options.name); !why.empty())
+        throw ExportError("invalid output name: " + why);
+    const int64_t world = result.worldSize();
+    const int64_t first = options.firstRank;
+    const int64_t end = options.endRank < 0 ? world : options.endRank;
+    if (first < 0 || first >= end || end > world)
+        throw ExportError("rank range " + std::to_string(first) + ":" + std::to_string(end)
+            + " is not within 0:" + std::to_string(world));
+    namespace fs = std::filesystem;
+    const fs::path dir = options.directory;
+    std::error_code ec;
+    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+        throw ExportError("output path '" + dir.string() + "' exists and is not a directory");
+    if (!fs::exists(dir, ec)) {
+        fs::create_directory(dir, ec);
+        if (ec)
+            throw ExportError("cannot create output directory '" + dir.string() + "': " + ec.message());
+    }
+    const std::string extension = options.format == ChakraFileFormat::Json ? ".json" : ".et";
+    auto rankPath = [&](int64_t r) { return dir / (options.name + "." + std::to_string(r) + extension); };
+    const fs::path groupsPath = dir / (options.name + ".json");
+    // Files of a previous export with this name: refuse without --force; with it, replace them, and remove
+    // stale rank files beyond this world size so the set stays consistent. Other files are never touched.
+    const std::regex ours(
+        std::regex_replace(options.name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + R"(\.(\d+)\.(et|json))");
+    std::vector<fs::path> existing;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+        const std::string file = e.path().filename().string();
+        std::smatch m;
+        if (file == groupsPath.filename().string() || std::regex_match(file, m, ours))
+            existing.push_back(e.path());
+    }
+    if (!existing.empty() && !options.force)
+        throw ExportError("'" + dir.string() + "' already holds " + std::to_string(existing.size())
+            + " file(s) of an export named '" + options.name + "' (e.g. " + existing.front().filename().string()
+            + "); use --force to replace them or choose another --out or --name");
+    if (options.force && first == 0 && end == world) {
+        for (const fs::path& p : existing) {
+            std::smatch m;
+            const std::string file = p.filename().string();
+            if (std::regex_match(file, m, ours) && std::stoll(m[1].str()) >= world)
+                fs::remove(p, ec);
+        }
+    }
+
+    ExportSummary summary;
+    ChakraWriteOptions writeOptions;
+    writeOptions.format = options.format;
+    writeOptions.fsync = options.fsync;
+    const ChakraMetadata metadata = traceMetadata();
+    std::atomic<int64_t> next { first };
+    std::atomic<uint64_t> bytes { 0 }, nodes { 0 };
+    std::atomic<int64_t> done { 0 };
+    std::atomic<bool> stop { false };
+    std::mutex errorMutex, progressMutex;
+    std::exception_ptr error;
+    auto worker = [&] {
+        try {
+            for (int64_t r = next++; r < end && !stop; r = next++) {
+                ChakraFileWriter writer(rankPath(r), writeOptions);
+                writer.writeMetadata(metadata);
+                for (const ChakraNode& n : rankTraceNodes(result, RankId { r }, options))
+                    writer.writeNode(n);
+                writer.commit();
+                bytes += writer.bytesWritten();
+                nodes += writer.nodesWritten();
+                const int64_t finished = ++done;
+                if (progress) {
+                    std::lock_guard lock(progressMutex);
+                    progress->report(static_cast<double>(finished) / static_cast<double>(end - first), "writing ranks");
+                    if (progress->cancelled())
+                        stop = true;
+                }
+            }
+        } catch (...) {
+            std::lock_guard lock(errorMutex);
+            if (!error)
+                error = std::current_exception();
+            stop = true;
+        }
+    };
+    const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(end - first)));
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t)
+        pool.emplace_back(worker);
+    worker();
+    for (std::thread& t : pool)
+        t.join();
+    if (error)
+        std::rethrow_exception(error);
+    if (first == 0 && !stop) {
+        writeCommGroups(groupsPath, communicatorGroups(result), writeOptions);
+        summary.wroteGroups = true;
+    }
+    summary.groupsPath = groupsPath;
+    summary.files = done;
+    summary.bytes = bytes;
+    summary.nodes = nodes;
+    summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return summary;
+}
+
+} // namespace stagecraft
