@@ -4,7 +4,6 @@
 #include "chakra/chakrareader.h"
 
 #include <algorithm>
-#include <charconv>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -210,6 +209,27 @@ namespace {
         return false;
     }
 
+    /// What the graph checks keep of each node: its id and its dependencies (data then ctrl), flattened.
+    /// About 16 bytes per node plus 8 per dependency, whatever the node carries otherwise.
+    struct NodeTable
+    {
+        std::vector<uint64_t> ids;
+        std::vector<uint64_t> depStart { 0 }; ///< deps of node i: deps[depStart[i], depStart[i + 1])
+        std::vector<uint64_t> deps;
+
+        void add(const ChakraNode& n)
+        {
+            ids.push_back(n.id);
+            deps.insert(deps.end(), n.dataDeps.begin(), n.dataDeps.end());
+            deps.insert(deps.end(), n.ctrlDeps.begin(), n.ctrlDeps.end());
+            depStart.push_back(deps.size());
+        }
+        size_t size() const
+        {
+            return ids.size();
+        }
+    };
+
     /// Dependency graph of one trace: Kahn's algorithm with a min-id ready queue (ASTRA-sim scans its
     /// ready set in ascending id order), iterative throughout.
     struct Graph
@@ -218,66 +238,63 @@ namespace {
         std::vector<uint32_t> childCount;
     };
 
-    Graph analyzeGraph(const ChakraTrace& trace, TraceSummary& s, Findings& findings)
+    Graph analyzeGraph(const NodeTable& t, TraceSummary& s, Findings& findings)
     {
-        const auto& nodes = trace.nodes;
-        const size_t n = nodes.size();
+        const size_t n = t.size();
         Graph g;
         g.childCount.assign(n, 0);
+        auto ref = [&](size_t i) { return "node " + std::to_string(t.ids[i]); };
 
         std::unordered_map<uint64_t, uint32_t> indexOf;
         indexOf.reserve(n);
         bool allBelowN = true;
         for (size_t i = 0; i < n; ++i) {
-            const auto& node = nodes[i];
-            if (node.id >= n)
+            const uint64_t id = t.ids[i];
+            if (id >= n)
                 allBelowN = false;
-            auto [it, inserted] = indexOf.try_emplace(node.id, static_cast<uint32_t>(i));
+            auto [it, inserted] = indexOf.try_emplace(id, static_cast<uint32_t>(i));
             if (!inserted) {
                 ++s.duplicateIds;
                 const size_t first = it->second;
                 findings.add(
-                    FindingSeverity::Error, "duplicate-id", {}, 1, [&] { return nodeRef(node); },
+                    FindingSeverity::Error, "duplicate-id", {}, 1, [&] { return ref(i); },
                     [&] {
-                        return "node id " + std::to_string(node.id) + " appears at node positions "
-                            + std::to_string(first) + " and " + std::to_string(i)
-                            + " (ASTRA-sim keeps the last record and drops the others)";
+                        return "node id " + std::to_string(id) + " appears at node positions " + std::to_string(first)
+                            + " and " + std::to_string(i) + " (ASTRA-sim keeps the last record and drops the others)";
                     });
             }
         }
         s.denseIds = allBelowN && s.duplicateIds == 0;
 
-        // Edges parent -> child as (parent index, child index), deps resolved to the first record of an id.
+        // Edges parent -> child, deps resolved to the first record of an id.
         std::vector<uint32_t> indegree(n, 0);
         std::vector<uint32_t> edgeParent;
         std::vector<uint32_t> edgeChild;
+        edgeParent.reserve(t.deps.size());
+        edgeChild.reserve(t.deps.size());
         bool topological = true;
         for (size_t i = 0; i < n; ++i) {
-            const auto& node = nodes[i];
-            s.dataDepEdges += node.dataDeps.size();
-            s.ctrlDepEdges += node.ctrlDeps.size();
-            for (const auto* deps : { &node.dataDeps, &node.ctrlDeps }) {
-                for (uint64_t dep : *deps) {
-                    const auto it = indexOf.find(dep);
-                    if (it == indexOf.end()) {
-                        ++s.danglingDeps;
-                        findings.add(
-                            FindingSeverity::Error, "dangling-dep", {}, 1,
-                            [&] { return nodeRef(node) + " -> " + std::to_string(dep); },
-                            [&] {
-                                return nodeLabel(node) + " depends on id " + std::to_string(dep)
-                                    + ", which is not in the file (ASTRA-sim aborts at load)";
-                            });
-                        continue;
-                    }
-                    const uint32_t parent = it->second;
-                    if (parent >= i)
-                        topological = false;
-                    edgeParent.push_back(parent);
-                    edgeChild.push_back(static_cast<uint32_t>(i));
-                    ++indegree[i];
-                    ++g.childCount[parent];
+            for (uint64_t k = t.depStart[i]; k < t.depStart[i + 1]; ++k) {
+                const uint64_t dep = t.deps[k];
+                const auto it = indexOf.find(dep);
+                if (it == indexOf.end()) {
+                    ++s.danglingDeps;
+                    findings.add(
+                        FindingSeverity::Error, "dangling-dep", {}, 1,
+                        [&] { return ref(i) + " -> " + std::to_string(dep); },
+                        [&] {
+                            return ref(i) + " depends on id " + std::to_string(dep)
+                                + ", which is not in the file (ASTRA-sim aborts at load)";
+                        });
+                    continue;
                 }
+                const uint32_t parent = it->second;
+                if (parent >= i)
+                    topological = false;
+                edgeParent.push_back(parent);
+                edgeChild.push_back(static_cast<uint32_t>(i));
+                ++indegree[i];
+                ++g.childCount[parent];
             }
         }
         s.topologicalOrder = topological;
@@ -294,16 +311,17 @@ namespace {
             for (size_t e = 0; e < edgeParent.size(); ++e)
                 children[fill[edgeParent[e]]++] = edgeChild[e];
         }
+        std::vector<uint32_t>().swap(edgeParent);
+        std::vector<uint32_t>().swap(edgeChild);
 
         using Item = std::pair<uint64_t, uint32_t>; // (id, index)
         std::priority_queue<Item, std::vector<Item>, std::greater<>> ready;
         for (size_t i = 0; i < n; ++i) {
             if (indegree[i] == 0) {
                 ++s.roots;
-                ready.emplace(nodes[i].id, static_cast<uint32_t>(i));
+                ready.emplace(t.ids[i], static_cast<uint32_t>(i));
             }
         }
-        std::vector<uint32_t> remaining = indegree;
         std::vector<uint64_t> depth(n, 1);
         std::vector<char> done(n, 0);
         g.issueOrder.reserve(n);
@@ -317,8 +335,8 @@ namespace {
             for (size_t e = childStart[i]; e < childStart[i + 1]; ++e) {
                 const uint32_t c = children[e];
                 depth[c] = std::max(depth[c], depth[i] + 1);
-                if (--remaining[c] == 0)
-                    ready.emplace(nodes[c].id, c);
+                if (--indegree[c] == 0)
+                    ready.emplace(t.ids[c], c);
             }
         }
         s.nodesOnOrBehindCycles = n - g.issueOrder.size();
@@ -336,39 +354,31 @@ namespace {
             while (posInPath[cur] < 0) {
                 posInPath[cur] = static_cast<int64_t>(path.size());
                 path.push_back(cur);
-                uint32_t next = cur;
-                bool found = false;
-                for (const auto* deps : { &nodes[cur].dataDeps, &nodes[cur].ctrlDeps }) {
-                    for (uint64_t dep : *deps) {
-                        const auto it = indexOf.find(dep);
-                        if (it != indexOf.end() && !done[it->second]) {
-                            next = it->second;
-                            found = true;
-                            break;
-                        }
-                    }
-                    if (found)
+                for (uint64_t k = t.depStart[cur]; k < t.depStart[cur + 1]; ++k) {
+                    const auto it = indexOf.find(t.deps[k]);
+                    if (it != indexOf.end() && !done[it->second]) {
+                        cur = it->second;
                         break;
+                    }
                 }
-                cur = next;
             }
             std::vector<uint32_t> cycle(path.begin() + posInPath[cur], path.end());
             std::reverse(cycle.begin(), cycle.end()); // parent -> child order
             std::rotate(cycle.begin(),
                 std::min_element(
-                    cycle.begin(), cycle.end(), [&](uint32_t a, uint32_t b) { return nodes[a].id < nodes[b].id; }),
+                    cycle.begin(), cycle.end(), [&](uint32_t a, uint32_t b) { return t.ids[a] < t.ids[b]; }),
                 cycle.end()); // start at the smallest id, so the text does not depend on where the walk began
             std::string text;
             for (size_t k = 0; k < cycle.size() && k < 8; ++k)
-                text += std::to_string(nodes[cycle[k]].id) + " -> ";
-            text += cycle.size() > 8 ? "..." : std::to_string(nodes[cycle.front()].id);
+                text += std::to_string(t.ids[cycle[k]]) + " -> ";
+            text += cycle.size() > 8 ? "..." : std::to_string(t.ids[cycle.front()]);
             const std::string msg = std::to_string(s.nodesOnOrBehindCycles)
                 + " nodes are on or behind a dependency cycle and never run, e.g. the cycle " + text
                 + (s.roots == 0 ? " (no node is free of dependencies: ASTRA-sim aborts at load)"
                                 : " (ASTRA-sim silently skips them and reports the rank finished early)");
             findings.add(
-                FindingSeverity::Error, "cycle", {}, s.nodesOnOrBehindCycles,
-                [&] { return "node " + std::to_string(nodes[cycle.front()].id); }, [&] { return msg; });
+                FindingSeverity::Error, "cycle", {}, s.nodesOnOrBehindCycles, [&] { return ref(cycle.front()); },
+                [&] { return msg; });
         }
         return g;
     }
@@ -485,8 +495,8 @@ namespace {
         bool sizeOverflow = false;
     };
 
-    void checkNode(const ChakraNode& node, uint32_t children, TraceSummary& s, NodeStats& st,
-        std::unordered_set<std::string>& written, Findings& findings)
+    void checkNode(const ChakraNode& node, TraceSummary& s, NodeStats& st, std::unordered_set<std::string>& written,
+        Findings& findings)
     {
         checkAttributes(node, findings);
         checkTensorList(node, "inputs", nullptr, findings);
@@ -632,14 +642,7 @@ namespace {
                 [&] { return "METADATA_NODE " + nodeLabel(node) + " makes ASTRA-sim's statistics layer abort"; });
             break;
         case ChakraNodeType::Invalid:
-            findings.add(
-                children > 0 ? FindingSeverity::Error : FindingSeverity::Warning, "invalid-node", {}, 1,
-                [&] { return nodeRef(node); },
-                [&] {
-                    return "INVALID_NODE " + nodeLabel(node)
-                        + (children > 0 ? " has dependants, which ASTRA-sim never runs" : " does nothing");
-                });
-            break;
+            break; // needs the child count: judged in TraceInspector::finish()
         default:
             findings.add(
                 FindingSeverity::Error, "unknown-node-type", {}, 1, [&] { return nodeRef(node); },
@@ -656,110 +659,234 @@ namespace {
         return a < b;
     }
 
-    TraceSummary inspectImpl(const ChakraTrace& trace, std::string source, std::vector<uint32_t>* issueOrder)
+    /// What inspectTraceSet() needs from one rank beyond the summary.
+    struct CollRecord
     {
-        TraceSummary s;
-        s.source = std::move(source);
-        s.fileBytes = trace.framing.fileBytes;
-        s.version = trace.metadata.version;
-        if (const ChakraAttribute* a = trace.metadata.attr("schema"); a && a->stringValue())
-            s.schema = *a->stringValue();
-        s.nodeCount = trace.nodes.size();
-        Findings findings;
+        uint32_t index; ///< node position in the file
+        int64_t type;
+        int64_t size;
+        uint64_t id;
+        std::string pg; ///< "" = world group ("" or "0" in the file)
+    };
+    struct P2PRecord
+    {
+        bool send;
+        uint64_t id;
+        std::optional<int64_t> src, dst, tag, size;
+    };
 
-        if (!trace.framing.zeroLengthRecordOffsets.empty()) {
-            findings.add(
-                FindingSeverity::Error, "zero-length-record", {}, trace.framing.zeroLengthRecordOffsets.size(),
-                [&] { return "offset " + std::to_string(trace.framing.zeroLengthRecordOffsets.front()); },
-                [&] {
-                    return "zero-length record at byte offset "
-                        + std::to_string(trace.framing.zeroLengthRecordOffsets.front())
-                        + " (Chakra's Python reader stops there; ASTRA-sim reads an all-default node)";
-                });
+    /// Streaming inspection: nodes are checked as they arrive and only ids and dependencies are kept
+    /// (plus collective and send/recv keys when `forSet`).
+    class TraceInspector final : public ChakraTraceVisitor
+    {
+    public:
+        TraceInspector(std::string source, bool forSet)
+            : m_forSet(forSet)
+        {
+            m_s.source = std::move(source);
         }
-        if (trace.nodes.empty()) {
-            findings.add(FindingSeverity::Error, "no-nodes", {},
-                "the file holds no nodes (ASTRA-sim aborts: \"No dependancy free nodes found\"; an idle rank needs "
-                "at least one node)");
+
+        bool onMetadata(ChakraMetadata&& metadata, const ChakraRecordInfo&) override
+        {
+            addMetadata(metadata);
+            return true;
         }
-        if (trace.metadata.version.empty()) {
-            findings.add(FindingSeverity::Warning, "version-empty", {},
-                "GlobalMetadata.version is empty (Chakra's generator writes e.g. \"0.0.4\"; ASTRA-sim does not check "
-                "it)");
+        bool onNode(ChakraNode&& node, const ChakraRecordInfo&) override
+        {
+            addNode(node);
+            return true;
         }
-        for (const auto& a : trace.metadata.attrs) {
-            if (a.name == "schema" && a.kind != ChakraAttrKind::String) {
-                findings.add(FindingSeverity::Warning, "attr-kind", "schema",
-                    "GlobalMetadata attribute 'schema' is " + chakraAttrKindName(a.kind) + ", expected string_val");
+
+        void addMetadata(const ChakraMetadata& metadata)
+        {
+            m_s.version = metadata.version;
+            if (const ChakraAttribute* a = metadata.attr("schema"); a && a->stringValue())
+                m_s.schema = *a->stringValue();
+            if (metadata.version.empty()) {
+                m_findings.add(FindingSeverity::Warning, "version-empty", {},
+                    "GlobalMetadata.version is empty (Chakra's generator writes e.g. \"0.0.4\"; ASTRA-sim does not "
+                    "check it)");
+            }
+            for (const auto& a : metadata.attrs) {
+                if (a.name == "schema" && a.kind != ChakraAttrKind::String) {
+                    m_findings.add(FindingSeverity::Warning, "attr-kind", "schema",
+                        "GlobalMetadata attribute 'schema' is " + chakraAttrKindName(a.kind) + ", expected string_val");
+                }
             }
         }
 
-        Graph graph = analyzeGraph(trace, s, findings);
-
-        NodeStats st;
-        std::unordered_set<std::string> written;
-        uint64_t withInputs = 0;
-        uint64_t withOutputs = 0;
-        for (size_t i = 0; i < trace.nodes.size(); ++i) {
-            const ChakraNode& node = trace.nodes[i];
-            ++s.nodesByType[static_cast<int32_t>(node.type)];
-            checkNode(node, graph.childCount[i], s, st, written, findings);
-            withInputs += node.attr("inputs") ? 1 : 0;
-            withOutputs += node.attr("outputs") ? 1 : 0;
+        void addNode(const ChakraNode& node)
+        {
+            const auto index = static_cast<uint32_t>(m_table.size());
+            m_table.add(node);
+            m_s.dataDepEdges += node.dataDeps.size();
+            m_s.ctrlDepEdges += node.ctrlDeps.size();
+            ++m_s.nodesByType[static_cast<int32_t>(node.type)];
+            checkNode(node, m_s, m_stats, m_written, m_findings);
+            if (node.type == ChakraNodeType::Invalid)
+                m_invalid.push_back(index);
+            m_withInputs += node.attr("inputs") ? 1 : 0;
+            m_withOutputs += node.attr("outputs") ? 1 : 0;
             if (!node.ctrlDeps.empty()) {
-                findings.add(
+                m_findings.add(
                     FindingSeverity::Note, "ctrl-deps", {}, 1, [&] { return nodeRef(node); },
                     [&] {
                         return "nodes with ctrl_deps, e.g. " + nodeLabel(node)
                             + " (ASTRA-sim HEAD waits for them; the legacy feeder ignores them)";
                     });
             }
-        }
-        const uint64_t n = trace.nodes.size();
-        if ((withInputs > 0 && withInputs < n) || (withOutputs > 0 && withOutputs < n)) {
-            findings.add(FindingSeverity::Warning, "io-missing", {},
-                "inputs/outputs attributes are on " + std::to_string(withInputs) + "/" + std::to_string(withOutputs)
-                    + " of " + std::to_string(n)
-                    + " nodes; ASTRA-sim's track-local-mem needs them on every node (it throws)");
-        }
-        if (st.numOpsOverflow || st.sizeOverflow) {
-            findings.add(FindingSeverity::Warning, "sum-overflow", {},
-                "a sum of num_ops, tensor_size or comm_size exceeds 64 bits; totals are saturated");
-        }
-        if (n > 0 && !s.denseIds && s.duplicateIds == 0) {
-            findings.add(FindingSeverity::Note, "ids-not-dense", {},
-                "node ids are not exactly 0.." + std::to_string(n - 1) + " (allowed; Stagecraft writes dense ids)");
-        }
-        if (!s.topologicalOrder) {
-            findings.add(FindingSeverity::Note, "not-topological", {},
-                "some dependency names a node that comes later in the file (allowed: readers build the graph from "
-                "ids)");
-        }
-        if (trace.framing.recordsWithUnknownFields > 0) {
-            findings.add(FindingSeverity::Note, "unknown-fields", {},
-                std::to_string(trace.framing.recordsWithUnknownFields)
-                    + " records carry fields that this schema does not define (ignored)");
+            if (!m_forSet)
+                return;
+            if (node.type == ChakraNodeType::CommColl) {
+                std::string pg = node.stringAttr("pg_name").value_or(std::string());
+                if (pg == "0")
+                    pg.clear();
+                m_colls.push_back(CollRecord { index, node.intAttr("comm_type").value_or(-1),
+                    node.intAttr("comm_size").value_or(0), node.id, std::move(pg) });
+            } else if (node.type == ChakraNodeType::CommSend || node.type == ChakraNodeType::CommRecv) {
+                m_p2p.push_back(P2PRecord { node.type == ChakraNodeType::CommSend, node.id, node.intAttr("comm_src"),
+                    node.intAttr("comm_dst"), node.intAttr("comm_tag"), node.intAttr("comm_size") });
+            }
         }
 
-        for (auto& [_, t] : st.compute)
-            s.compute.push_back(t);
-        for (auto& [_, c] : st.collectives)
-            s.collectives.push_back(c);
-        std::sort(s.collectives.begin(), s.collectives.end(), [](const auto& a, const auto& b) {
-            if (a.commType != b.commType)
-                return a.commType < b.commType;
-            return pgLess(a.pgName, b.pgName);
-        });
-        s.findings = findings.take();
-        if (issueOrder)
-            *issueOrder = std::move(graph.issueOrder);
-        return s;
-    }
+        /// Runs the whole-graph checks. `framing` describes the file (empty for an in-memory trace).
+        TraceSummary finish(const ChakraFramingInfo& framing)
+        {
+            TraceSummary& s = m_s;
+            Findings& findings = m_findings;
+            s.fileBytes = framing.fileBytes;
+            s.nodeCount = m_table.size();
+            const uint64_t n = s.nodeCount;
+
+            if (!framing.zeroLengthRecordOffsets.empty()) {
+                findings.add(
+                    FindingSeverity::Error, "zero-length-record", {}, framing.zeroLengthRecordOffsets.size(),
+                    [&] { return "offset " + std::to_string(framing.zeroLengthRecordOffsets.front()); },
+                    [&] {
+                        return "zero-length record at byte offset "
+                            + std::to_string(framing.zeroLengthRecordOffsets.front())
+                            + " (Chakra's Python reader stops there; ASTRA-sim reads an all-default node)";
+                    });
+            }
+            if (n == 0) {
+                findings.add(FindingSeverity::Error, "no-nodes", {},
+                    "the file holds no nodes (ASTRA-sim aborts: \"No dependancy free nodes found\"; an idle rank "
+                    "needs at least one node)");
+            }
+
+            Graph graph = analyzeGraph(m_table, s, findings);
+            for (uint32_t i : m_invalid) {
+                const uint32_t children = graph.childCount[i];
+                const std::string ref = "node " + std::to_string(m_table.ids[i]);
+                findings.add(
+                    children > 0 ? FindingSeverity::Error : FindingSeverity::Warning, "invalid-node", {}, 1,
+                    [&] { return ref; },
+                    [&] {
+                        return "INVALID_NODE " + ref
+                            + (children > 0 ? " has dependants, which ASTRA-sim never runs" : " does nothing");
+                    });
+            }
+            if ((m_withInputs > 0 && m_withInputs < n) || (m_withOutputs > 0 && m_withOutputs < n)) {
+                findings.add(FindingSeverity::Warning, "io-missing", {},
+                    "inputs/outputs attributes are on " + std::to_string(m_withInputs) + "/"
+                        + std::to_string(m_withOutputs) + " of " + std::to_string(n)
+                        + " nodes; ASTRA-sim's track-local-mem needs them on every node (it throws)");
+            }
+            if (m_stats.numOpsOverflow || m_stats.sizeOverflow) {
+                findings.add(FindingSeverity::Warning, "sum-overflow", {},
+                    "a sum of num_ops, tensor_size or comm_size exceeds 64 bits; totals are saturated");
+            }
+            if (n > 0 && !s.denseIds && s.duplicateIds == 0) {
+                findings.add(FindingSeverity::Note, "ids-not-dense", {},
+                    "node ids are not exactly 0.." + std::to_string(n - 1) + " (allowed; Stagecraft writes dense ids)");
+            }
+            if (!s.topologicalOrder) {
+                findings.add(FindingSeverity::Note, "not-topological", {},
+                    "some dependency names a node that comes later in the file (allowed: readers build the graph "
+                    "from ids)");
+            }
+            if (framing.recordsWithUnknownFields > 0) {
+                findings.add(FindingSeverity::Note, "unknown-fields", {},
+                    std::to_string(framing.recordsWithUnknownFields)
+                        + " records carry fields that this schema does not define (ignored)");
+            }
+
+            for (auto& entry : m_stats.compute)
+                s.compute.push_back(entry.second);
+            for (auto& entry : m_stats.collectives)
+                s.collectives.push_back(entry.second);
+            std::sort(s.collectives.begin(), s.collectives.end(), [](const auto& a, const auto& b) {
+                if (a.commType != b.commType)
+                    return a.commType < b.commType;
+                return pgLess(a.pgName, b.pgName);
+            });
+            s.findings = findings.take();
+            m_issueOrder = std::move(graph.issueOrder);
+            return std::move(s);
+        }
+
+        /// After finish(): the collectives in issue order (dependency order, ties by ascending id); nodes
+        /// that can never run are left out.
+        std::vector<CollRecord> collectivesInIssueOrder()
+        {
+            std::vector<int64_t> rank(m_table.size(), -1);
+            for (size_t k = 0; k < m_issueOrder.size(); ++k)
+                rank[m_issueOrder[k]] = static_cast<int64_t>(k);
+            std::vector<CollRecord> out;
+            for (auto& c : m_colls) {
+                if (rank[c.index] >= 0)
+                    out.push_back(std::move(c));
+            }
+            std::sort(out.begin(), out.end(),
+                [&](const CollRecord& a, const CollRecord& b) { return rank[a.index] < rank[b.index]; });
+            return out;
+        }
+        const std::vector<P2PRecord>& p2p() const
+        {
+            return m_p2p;
+        }
+
+    private:
+        bool m_forSet;
+        TraceSummary m_s;
+        Findings m_findings;
+        NodeStats m_stats;
+        std::unordered_set<std::string> m_written;
+        NodeTable m_table;
+        std::vector<uint32_t> m_invalid;
+        uint64_t m_withInputs = 0;
+        uint64_t m_withOutputs = 0;
+        std::vector<CollRecord> m_colls;
+        std::vector<P2PRecord> m_p2p;
+        std::vector<uint32_t> m_issueOrder;
+    };
 } // namespace
 
 TraceSummary inspectTrace(const ChakraTrace& trace, std::string source)
 {
-    return inspectImpl(trace, std::move(source), nullptr);
+    TraceInspector inspector(std::move(source), false);
+    inspector.addMetadata(trace.metadata);
+    for (const auto& node : trace.nodes)
+        inspector.addNode(node);
+    return inspector.finish(trace.framing);
+}
+
+TraceSummary inspectTraceFile(const std::filesystem::path& path, std::string* readError)
+{
+    TraceInspector inspector(path.string(), false);
+    const ChakraReadStatus status = visitChakraFile(path, inspector);
+    TraceSummary s = inspector.finish(status.framing);
+    if (readError)
+        *readError = status.error;
+    if (!status.ok()) {
+        TraceFinding f;
+        f.severity = FindingSeverity::Error;
+        f.check = "read-error";
+        f.message = status.error + " (the statistics cover the records before it)";
+        f.count = 1;
+        s.findings.insert(s.findings.begin(), std::move(f));
+    }
+    return s;
 }
 
 // ------------------------------------------------------------------------------------------------------------
@@ -949,19 +1076,18 @@ TraceSetSummary inspectTraceSet(const std::filesystem::path& directory, const st
         RankInspection ri;
         ri.rank = rank;
         ri.path = path;
-        ChakraReadResult read = readChakraFile(path);
-        if (!read.ok()) {
-            ri.readError = read.error;
+        TraceInspector inspector(path.filename().string(), true);
+        const ChakraReadStatus status = visitChakraFile(path, inspector);
+        if (!status.ok()) {
+            ri.readError = status.error;
             findings.add(
                 FindingSeverity::Error, "read-error", {}, 1, [&] { return "rank " + std::to_string(rank); },
-                [&] { return read.error; });
+                [&] { return status.error; });
             set.ranks.push_back(std::move(ri));
             continue;
         }
         readable[static_cast<size_t>(rank)] = 1;
-        const ChakraTrace& trace = *read.trace;
-        std::vector<uint32_t> order;
-        TraceSummary s = inspectImpl(trace, path.filename().string(), &order);
+        const TraceSummary s = inspector.finish(status.framing);
         ri.fileBytes = s.fileBytes;
         ri.nodes = s.nodeCount;
         ri.errors = s.count(FindingSeverity::Error);
@@ -986,65 +1112,56 @@ TraceSetSummary inspectTraceSet(const std::filesystem::path& directory, const st
             for (const auto& ex : f.examples) {
                 if (m.examples.size() >= MaxExamples)
                     break;
-                m.examples.push_back("rank " + std::to_string(rank) + ": " + (ex.empty() ? f.check : ex));
+                m.examples.push_back("rank " + std::to_string(rank) + ": " + ex);
             }
             if (f.examples.empty() && m.examples.size() < MaxExamples)
                 m.examples.push_back("rank " + std::to_string(rank));
         }
 
         auto& colls = rankColls[static_cast<size_t>(rank)];
-        for (uint32_t idx : order) {
-            const ChakraNode& node = trace.nodes[idx];
-            const std::string where = "rank " + std::to_string(rank) + " node " + std::to_string(node.id);
-            if (node.type == ChakraNodeType::CommColl) {
-                std::string pg = node.stringAttr("pg_name").value_or(std::string());
-                if (pg == "0")
-                    pg.clear();
-                colls[pg].push_back(
-                    CollOp { node.intAttr("comm_type").value_or(-1), node.intAttr("comm_size").value_or(0), node.id });
-            } else if (node.type == ChakraNodeType::CommSend || node.type == ChakraNodeType::CommRecv) {
-                const bool send = node.type == ChakraNodeType::CommSend;
-                const auto src = node.intAttr("comm_src");
-                const auto dst = node.intAttr("comm_dst");
-                const auto tag = node.intAttr("comm_tag");
-                const auto size = node.intAttr("comm_size");
-                const auto self = send ? src : dst;
-                if (self && *self != rank) {
-                    findings.add(
-                        FindingSeverity::Error, send ? "send-src-not-self" : "recv-dst-not-self", {}, 1,
-                        [&] { return where; },
-                        [&] {
-                            return where + ": " + (send ? "SEND has comm_src " : "RECV has comm_dst ")
-                                + std::to_string(*self) + ", which must equal its own rank (ASTRA-sim throws)";
-                        });
-                }
-                const auto peer = send ? dst : src;
-                if (!peer || !tag || !size)
-                    continue; // reported as missing-attr by the per-rank check
-                if (*peer < 0 || *peer >= set.worldSize) {
-                    findings.add(
-                        FindingSeverity::Error, "p2p-peer-out-of-range", {}, 1, [&] { return where; },
-                        [&] {
-                            return where + ": peer rank " + std::to_string(*peer) + " is outside 0.."
-                                + std::to_string(set.worldSize - 1);
-                        });
-                    continue;
-                }
-                const P2PKey key = send ? P2PKey { rank, *peer, *tag, *size } : P2PKey { *peer, rank, *tag, *size };
-                auto& ends = p2p[key];
-                if (send) {
-                    if (ends.sends++ == 0)
-                        ends.firstSend = where;
-                } else {
-                    if (ends.recvs++ == 0)
-                        ends.firstRecv = where;
-                }
+        for (CollRecord& c : inspector.collectivesInIssueOrder())
+            colls[c.pg].push_back(CollOp { c.type, c.size, c.id });
+
+        for (const P2PRecord& op : inspector.p2p()) {
+            const bool isSend = op.send;
+            const std::string where = "rank " + std::to_string(rank) + " node " + std::to_string(op.id);
+            const auto self = isSend ? op.src : op.dst;
+            if (self && *self != rank) {
+                findings.add(
+                    FindingSeverity::Error, isSend ? "send-src-not-self" : "recv-dst-not-self", {}, 1,
+                    [&] { return where; },
+                    [&] {
+                        return where + ": " + (isSend ? "SEND has comm_src " : "RECV has comm_dst ")
+                            + std::to_string(*self) + ", which must equal its own rank (ASTRA-sim throws)";
+                    });
+            }
+            const auto peer = isSend ? op.dst : op.src;
+            if (!peer || !op.tag || !op.size)
+                continue; // reported as missing-attr by the per-rank check
+            if (*peer < 0 || *peer >= set.worldSize) {
+                findings.add(
+                    FindingSeverity::Error, "p2p-peer-out-of-range", {}, 1, [&] { return where; },
+                    [&] {
+                        return where + ": peer rank " + std::to_string(*peer) + " is outside 0.."
+                            + std::to_string(set.worldSize - 1);
+                    });
+                continue;
+            }
+            const P2PKey key =
+                isSend ? P2PKey { rank, *peer, *op.tag, *op.size } : P2PKey { *peer, rank, *op.tag, *op.size };
+            auto& ends = p2p[key];
+            if (isSend) {
+                if (ends.sends++ == 0)
+                    ends.firstSend = where;
+            } else {
+                if (ends.recvs++ == 0)
+                    ends.firstRecv = where;
             }
         }
         set.ranks.push_back(std::move(ri));
     }
-    for (auto& [_, t] : totals)
-        set.collectives.push_back(t);
+    for (auto& entry : totals)
+        set.collectives.push_back(entry.second);
     std::sort(set.collectives.begin(), set.collectives.end(), [](const auto& a, const auto& b) {
         if (a.commType != b.commType)
             return a.commType < b.commType;

@@ -106,6 +106,12 @@ struct TraceSummary
 /// iterative (no recursion), so any graph depth is fine. Pure function; thread-safe.
 TraceSummary inspectTrace(const ChakraTrace& trace, std::string source = {});
 
+/// Streams a rank file through the same checks without holding the trace in memory (about 16 bytes per
+/// node plus 8 per dependency, whatever the file size). If the file cannot be read completely, the summary
+/// covers the records before the problem and its first finding is a "read-error" error carrying the
+/// reader's message, which is also stored in `*readError` if given (empty on success). Thread-safe.
+TraceSummary inspectTraceFile(const std::filesystem::path& path, std::string* readError = nullptr);
+
 /// One rank file of a set, as seen by inspectTraceSet().
 struct RankInspection
 {
@@ -138,7 +144,7 @@ struct TraceSetSummary
 };
 
 /// Finds `<prefix>.<rank>.et` in `directory` (decimal rank, no padding, as ASTRA-sim opens them) and
-/// `<prefix>.json`, reads the ranks one at a time (keeping only their collective sequences and send/recv
+/// `<prefix>.json`, streams the ranks one at a time (keeping only their collective sequences and send/recv
 /// keys), and checks the set rules of spec §7: files for ranks 0..N-1, every pg_name is a group of the
 /// JSON and the rank belongs to it, no collective on a singleton group, every member of a group issues the
 /// same sequence of (comm_type, comm_size) in that group (in dependency order, ties by ascending id, which
