@@ -8,9 +8,5 @@ __attribute__((weak)) Command addSweepCommand(CLI::App&)
 {
     return {};
 }
-__attribute__((weak)) Command addInspectCommand(CLI::App&)
-{
-    return {};
-}
 
 } // namespace stagecraft::cli
