@@ -1,10 +1,3 @@
 // SPDX-License-Identifier: MIT
-// The aggregate `core` library: every area library is linked through it.
+// The aggregate `core` library: it links every area library (see CMakeLists.txt) and holds no code itself.
 #include "version.h"
-
-namespace stagecraft {
-const char* versionString()
-{
-    return "0.1.0";
-}
-} // namespace stagecraft

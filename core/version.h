@@ -2,6 +2,9 @@
 #pragma once
 
 namespace stagecraft {
-/// The program version, e.g. "0.1.0". Static storage; thread-safe.
-const char* versionString();
+/// The program version, e.g. "0.1.0" (the CMake project version). Static storage; thread-safe.
+inline const char* versionString()
+{
+    return STAGECRAFT_VERSION;
+}
 } // namespace stagecraft

@@ -182,25 +182,49 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     // stale rank files beyond this world size so the set stays consistent. Other files are never touched.
     const std::regex ours(
         std::regex_replace(options.name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + R"(\.(\d+)\.(et|json))");
-    std::vector<fs::path> existing;
+    // Temporary files left by an earlier export of this name that was killed mid-write are ours: remove those
+    // of the ranks in our range only (another job of a --ranks job array may be writing the others right now).
+    const std::regex staleTemp(R"(\.)"
+        + std::regex_replace(options.name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)")
+        + R"(\.(\d+)\.(et|json)\.tmp-.*)");
+    std::vector<fs::path> temporaries;
     for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
         const std::string file = e.path().filename().string();
         std::smatch m;
-        if (file == groupsPath.filename().string() || std::regex_match(file, m, ours))
-            existing.push_back(e.path());
-    }
-    if (!existing.empty() && !options.force)
-        throw ExportError("'" + dir.string() + "' already holds " + std::to_string(existing.size())
-            + " file(s) of an export named '" + options.name + "' (e.g. " + existing.front().filename().string()
-            + "); use --force to replace them or choose another --out or --name");
-    if (options.force && first == 0 && end == world) {
-        for (const fs::path& p : existing) {
-            std::smatch m;
-            const std::string file = p.filename().string();
-            if (std::regex_match(file, m, ours) && std::stoll(m[1].str()) >= world)
-                fs::remove(p, ec);
+        if (std::regex_match(file, m, staleTemp)) {
+            const int64_t r = std::stoll(m[1].str());
+            if (r >= first && r < end)
+                temporaries.push_back(e.path());
         }
     }
+    for (const fs::path& p : temporaries)
+        fs::remove(p, ec);
+    // Files this export would write that already exist (a previous export of this name): refuse without
+    // --force. Rank files of other ranges (another job of a --ranks array) are not conflicts. With --force and
+    // the whole range, stale rank files beyond this world size are removed so the set stays consistent.
+    std::vector<fs::path> conflicts, stale;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+        const std::string file = e.path().filename().string();
+        std::smatch m;
+        if (file == groupsPath.filename().string()) {
+            if (first == 0)
+                conflicts.push_back(e.path());
+        } else if (std::regex_match(file, m, ours)) {
+            const int64_t r = std::stoll(m[1].str());
+            if (r >= first && r < end)
+                conflicts.push_back(e.path());
+            else if (r >= world)
+                stale.push_back(e.path());
+        }
+    }
+    std::sort(conflicts.begin(), conflicts.end());
+    if (!conflicts.empty() && !options.force)
+        throw ExportError("'" + dir.string() + "' already holds " + std::to_string(conflicts.size())
+            + " file(s) of an export named '" + options.name + "' (e.g. " + conflicts.front().filename().string()
+            + "); use --force to replace them or choose another --out or --name");
+    if (options.force && first == 0 && end == world)
+        for (const fs::path& p : stale)
+            fs::remove(p, ec);
 
     ExportSummary summary;
     ChakraWriteOptions writeOptions;

@@ -66,10 +66,15 @@ std::optional<DistributionPlan> planDistribution(
     if (!extents)
         return std::nullopt;
 
-    DistributionPlan plan { config, graph, mesh, strategy, *extents,
-        StagePlan(config.model.layers, config.parallelism.pp,
-            config.parallelism.schedule == Schedule::Interleaved ? config.parallelism.virtualStages : 1),
-        static_cast<int32_t>(microBatchesPerIteration(config)), {}, {}, {}, {}, {}, {}, {}, {} };
+    DistributionPlan plan;
+    plan.config = config;
+    plan.graph = graph;
+    plan.mesh = mesh;
+    plan.strategy = strategy;
+    plan.extents = *extents;
+    plan.stages = StagePlan(config.model.layers, config.parallelism.pp,
+        config.parallelism.schedule == Schedule::Interleaved ? config.parallelism.virtualStages : 1);
+    plan.microBatches = static_cast<int32_t>(microBatchesPerIteration(config));
     const ModelGraph& g = *graph;
     const size_t tensorCount = g.tensors.size();
     const size_t opCount = g.ops.size();

@@ -16,6 +16,10 @@ namespace stagecraft {
 class StagePlan
 {
 public:
+    StagePlan()
+        : StagePlan(0, 1, 1)
+    {
+    }
     StagePlan(int64_t layers, int64_t pp, int64_t virtualStages);
 
     int32_t pp() const

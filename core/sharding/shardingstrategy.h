@@ -28,6 +28,7 @@ namespace stagecraft {
 class ShardingStrategy
 {
 public:
+    ShardingStrategy() = default;
     ShardingStrategy(const Config& config, const Mesh& mesh);
 
     AxisMask splitMask(Region region, Index index) const

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+#include "estimate/gpuspec.h"
+
+#include "estimate/embeddedgpus.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace stagecraft {
+
+double GpuSpec::peakFlops(Precision precision) const
+{
+    switch (precision) {
+    case Precision::Fp32:
+        return fp32Flops;
+    case Precision::Fp16:
+        return fp16Flops;
+    case Precision::Bf16:
+        return bf16Flops;
+    }
+    return 0;
+}
+
+namespace {
+
+    std::string firstCommentLine(std::string_view text)
+    {
+        const size_t end = text.find('\n');
+        std::string_view line = text.substr(0, end);
+        if (line.empty() || line.front() != '#')
+            return {};
+        line.remove_prefix(1);
+        while (!line.empty() && (line.front() == ' ' || line.front() == '\t'))
+            line.remove_prefix(1);
+        while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+            line.remove_suffix(1);
+        return std::string(line);
+    }
+
+    bool readNumber(const YAML::Node& parent, const char* key, bool required, double& out, std::string& error)
+    {
+        const YAML::Node node = parent[key];
+        if (!node) {
+            if (required)
+                error = std::string("missing key ") + key;
+            return !required;
+        }
+        try {
+            out = node.as<double>();
+        } catch (const YAML::Exception&) {
+            error = std::string(key) + ": expected a number";
+            return false;
+        }
+        if (!std::isfinite(out) || out < 0) {
+            error = std::string(key) + ": expected a non-negative number";
+            return false;
+        }
+        return true;
+    }
+
+} // namespace
+
+std::optional<GpuSpec> parseGpuSpec(std::string_view yamlText, std::string& error)
+{
+    try {
+        const YAML::Node root = YAML::Load(std::string(yamlText));
+        if (!root.IsMap()) {
+            error = "expected a mapping";
+            return std::nullopt;
+        }
+        GpuSpec spec;
+        spec.summary = firstCommentLine(yamlText);
+        if (!root["name"] || !root["name"].IsScalar()) {
+            error = "missing key name";
+            return std::nullopt;
+        }
+        spec.name = root["name"].as<std::string>();
+        const YAML::Node flops = root["dense_tflops"];
+        if (!flops || !flops.IsMap()) {
+            error = "missing mapping dense_tflops";
+            return std::nullopt;
+        }
+        for (const auto& entry : flops) {
+            const std::string key = entry.first.as<std::string>();
+            if (key != "fp32" && key != "tf32" && key != "bf16" && key != "fp16" && key != "fp8") {
+                error = "dense_tflops." + key + ": unknown datatype (expected fp32, tf32, bf16, fp16, fp8)";
+                return std::nullopt;
+            }
+        }
+        double fp32 = 0, tf32 = 0, bf16 = 0, fp16 = 0, fp8 = 0, hbmGib = 0, hbmGbps = 0;
+        if (!readNumber(flops, "fp32", true, fp32, error) || !readNumber(flops, "tf32", false, tf32, error)
+            || !readNumber(flops, "bf16", true, bf16, error) || !readNumber(flops, "fp16", true, fp16, error)
+            || !readNumber(flops, "fp8", false, fp8, error) || !readNumber(root, "hbm_gib", true, hbmGib, error)
+            || !readNumber(root, "hbm_bandwidth_gbps", true, hbmGbps, error))
+            return std::nullopt;
+        if (hbmGib <= 0 || hbmGbps <= 0 || fp32 <= 0 || bf16 <= 0 || fp16 <= 0) {
+            error = "peak FLOP/s (fp32, bf16, fp16), hbm_gib and hbm_bandwidth_gbps must be positive";
+            return std::nullopt;
+        }
+        spec.fp32Flops = fp32 * 1e12;
+        spec.tf32Flops = tf32 * 1e12;
+        spec.bf16Flops = bf16 * 1e12;
+        spec.fp16Flops = fp16 * 1e12;
+        spec.fp8Flops = fp8 * 1e12;
+        spec.hbmBytes = static_cast<int64_t>(std::llround(hbmGib * 1073741824.0));
+        spec.hbmBytesPerS = hbmGbps * 1e9;
+        return spec;
+    } catch (const YAML::Exception& e) {
+        error = e.what();
+        return std::nullopt;
+    }
+}
+
+std::vector<std::string> gpuPresetNames()
+{
+    std::vector<std::string> names;
+    for (const detail::EmbeddedGpu& gpu : detail::embeddedGpus())
+        names.emplace_back(gpu.name);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::optional<GpuSpec> gpuPreset(std::string_view name)
+{
+    for (const detail::EmbeddedGpu& gpu : detail::embeddedGpus()) {
+        if (name != gpu.name)
+            continue;
+        std::string error;
+        std::optional<GpuSpec> spec = parseGpuSpec(gpu.text, error);
+        if (spec)
+            spec->name = gpu.name; // the file name is the key users type
+        return spec;
+    }
+    return std::nullopt;
+}
+
+std::string unknownGpuMessage(std::string_view name)
+{
+    std::string known;
+    for (const std::string& n : gpuPresetNames())
+        known += (known.empty() ? "" : ", ") + n;
+    return "unknown GPU \"" + std::string(name) + "\" (cluster.gpu); known GPUs: " + known;
+}
+
+} // namespace stagecraft

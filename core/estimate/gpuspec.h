@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "config/config.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stagecraft {
+
+/// One GPU model for the step-time estimate: dense peak FLOP/s per datatype (0 where the GPU has no such mode),
+/// HBM capacity and bandwidth. Built-in presets come from resources/gpus/*.yaml, each citing its datasheet.
+/// Plain value type.
+struct GpuSpec
+{
+    std::string name; ///< preset name, e.g. "h100-sxm"
+    std::string summary; ///< first comment line of the preset file
+    double fp32Flops = 0; ///< dense FLOP/s (1 FLOP = one add or one multiply)
+    double tf32Flops = 0;
+    double bf16Flops = 0;
+    double fp16Flops = 0;
+    double fp8Flops = 0;
+    int64_t hbmBytes = 0; ///< capacity in bytes (the datasheet's GB read as GiB)
+    double hbmBytesPerS = 0; ///< memory bandwidth in bytes/s (the datasheet's GB/s = 1e9 bytes/s)
+
+    /// Dense peak FLOP/s for the compute dtype of `precision` (fp32 -> FP32 without tensor cores; fp16/bf16 ->
+    /// the tensor-core figure). 0 when undefined.
+    double peakFlops(Precision precision) const;
+};
+
+/// Names of the built-in GPU presets, sorted. Thread-safe.
+std::vector<std::string> gpuPresetNames();
+
+/// The built-in preset `name` (e.g. "h100-sxm"), or nullopt when there is none. Thread-safe.
+std::optional<GpuSpec> gpuPreset(std::string_view name);
+
+/// "unknown GPU \"x\" (cluster.gpu); known GPUs: a100-80gb, b200, h100-sxm, h200": the message for a name that
+/// gpuPreset() does not know.
+std::string unknownGpuMessage(std::string_view name);
+
+/// Parses one GPU preset document (the format of resources/gpus/*.yaml: name, dense_tflops.{fp32,tf32,bf16,
+/// fp16,fp8}, hbm_gib, hbm_bandwidth_gbps). Returns nullopt and sets `error` on malformed or missing fields.
+/// Never throws.
+std::optional<GpuSpec> parseGpuSpec(std::string_view yamlText, std::string& error);
+
+} // namespace stagecraft

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: MIT
+#include "estimate/quickestimate.h"
+
+#include "memory/memorytimeline.h"
+#include "model/modelcost.h"
+#include "program/distributionplan.h"
+#include "program/stageplan.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+
+namespace stagecraft {
+
+std::shared_ptr<const ModelGraph> ModelGraphCache::get(const ModelConfig& model, Precision precision)
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        for (const Entry& e : m_entries)
+            if (e.precision == precision && e.model == model)
+                return e.graph;
+    }
+    // Built outside the lock; two threads may build the same graph once each, the first one stored wins.
+    std::shared_ptr<const ModelGraph> graph = buildModelGraph(model, precision);
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (const Entry& e : m_entries)
+        if (e.precision == precision && e.model == model)
+            return e.graph;
+    m_entries.push_back(Entry { model, precision, graph });
+    return graph;
+}
+
+namespace {
+
+    /// What one schedule unit (a forward or backward pass of one micro-batch through one chunk, or the iteration
+    /// tail) costs when run alone from t = 0 with both streams free. Seconds and bytes; doubles because the
+    /// figures are extrapolated.
+    struct UnitProfile
+    {
+        double computeEndS = 0; ///< last compute node finishes
+        double commEndS = 0; ///< last collective or send finishes
+        double commBusyS = 0; ///< sum of communication node times
+        double outputS = 0; ///< the unit's output has reached the neighbouring stage (last send finishes)
+        double sendTimeS = 0; ///< sum of send times at the representative placement
+        double sendBytes = 0;
+        double sendCount = 0;
+        double netBytes = 0; ///< bytes the unit leaves allocated (allocated - freed of earlier units' buffers)
+        double peakBytes = 0; ///< peak of non-resident bytes during the unit, above the bytes live at its start
+    };
+
+    UnitProfile lerp(const UnitProfile& a, const UnitProfile& b, double t)
+    {
+        auto f = [t](double x, double y) { return x + t * (y - x); };
+        return UnitProfile { f(a.computeEndS, b.computeEndS), f(a.commEndS, b.commEndS), f(a.commBusyS, b.commBusyS),
+            f(a.outputS, b.outputS), f(a.sendTimeS, b.sendTimeS), f(a.sendBytes, b.sendBytes),
+            f(a.sendCount, b.sendCount), f(a.netBytes, b.netBytes), f(a.peakBytes, b.peakBytes) };
+    }
+
+    struct StageProfile
+    {
+        std::vector<UnitProfile> forward, backward, lastBackward; ///< per local chunk
+        UnitProfile tail;
+        double residentBytes = 0;
+    };
+
+    StageProfile lerp(const StageProfile& a, const StageProfile& b, double t)
+    {
+        StageProfile out;
+        for (size_t c = 0; c < a.forward.size(); ++c) {
+            out.forward.push_back(lerp(a.forward[c], b.forward[c], t));
+            out.backward.push_back(lerp(a.backward[c], b.backward[c], t));
+            out.lastBackward.push_back(lerp(a.lastBackward[c], b.lastBackward[c], t));
+        }
+        out.tail = lerp(a.tail, b.tail, t);
+        out.residentBytes = a.residentBytes + t * (b.residentBytes - a.residentBytes);
+        return out;
+    }
+
+    struct ReducedShape
+    {
+        int32_t p = 1; ///< real pipeline stages
+        int32_t pr = 1; ///< reduced pipeline stages
+        int32_t v = 1;
+        int32_t mr = 1; ///< reduced micro-batches
+        Schedule schedule = Schedule::OneFOneB;
+    };
+
+    /// Real stage a reduced stage stands for (its communication placement).
+    int32_t representative(int32_t sigma, const ReducedShape& s)
+    {
+        if (sigma == 0)
+            return 0;
+        if (sigma == s.pr - 1)
+            return s.p - 1;
+        return 1;
+    }
+
+    /// Reduced stage type of real stage `stage`.
+    int32_t stageType(int32_t stage, const ReducedShape& s)
+    {
+        if (stage == 0)
+            return 0;
+        if (stage == s.p - 1)
+            return s.pr - 1;
+        return 1;
+    }
+
+    bool isBackwardUnit(const ProgramNode& n)
+    {
+        return n.pass == Pass::Backward || n.recompute;
+    }
+
+    bool profileStage(const DistributionPlan& plan, int32_t sigma, const ReducedShape& shape, const Mesh& realMesh,
+        const HardwareRates& rates, int64_t gpusPerNode, StageProfile& out, int64_t& nodeCount, std::string& error)
+    {
+        const ClassProgram program = buildClassProgram(plan, sigma);
+        const MemoryTimeline timeline = computeMemoryTimeline(program);
+        const std::vector<ScheduleUnit> order = scheduleOrder(shape.schedule, shape.pr, shape.v, sigma, shape.mr);
+        const size_t n = program.nodes.size();
+        const size_t tailUnit = order.size();
+        nodeCount += static_cast<int64_t>(n);
+
+        // Which unit each node belongs to: units are emitted contiguously in schedule order; gradient reductions
+        // (no micro-batch) run inside the backward that triggers them; optimizer-pass nodes form the tail.
+        std::vector<uint32_t> unitOf(n, 0);
+        size_t u = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const ProgramNode& node = program.nodes[i];
+            if (node.pass == Pass::Optimizer) {
+                unitOf[i] = static_cast<uint32_t>(tailUnit);
+                continue;
+            }
+            if (node.microBatch >= 0) {
+                const bool backward = isBackwardUnit(node);
+                auto matches = [&](const ScheduleUnit& unit) {
+                    return unit.microBatch == node.microBatch && unit.backward == backward
+                        && (node.kind != NodeKind::Compute || unit.localChunk == node.chunk);
+                };
+                while (u < order.size() && !matches(order[u]))
+                    ++u;
+                if (u == order.size()) {
+                    error = "reduced program node " + node.name + " does not follow the schedule order";
+                    return false;
+                }
+            }
+            unitOf[i] = static_cast<uint32_t>(u);
+        }
+
+        // Each unit alone: two in-order streams from t = 0, dependencies on other units already satisfied.
+        const int32_t real = representative(sigma, shape);
+        const CommPlacement placement(realMesh, realMesh.withCoordinate(RankId { 0 }, Axis::Pp, real), gpusPerNode);
+        auto realPeer = [&](int32_t peer) {
+            if (shape.pr == shape.p)
+                return peer;
+            const int32_t delta = peer - sigma;
+            const bool forward = delta == 1 || delta == -(shape.pr - 1);
+            return forward ? (real + 1) % shape.p : (real - 1 + shape.p) % shape.p;
+        };
+        std::vector<UnitProfile> units(order.size() + 1);
+        std::vector<std::array<double, 2>> streamFree(order.size() + 1, { 0.0, 0.0 });
+        std::vector<double> finish(n, 0.0);
+        for (size_t i = 0; i < n; ++i) {
+            const ProgramNode& node = program.nodes[i];
+            const uint32_t unit = unitOf[i];
+            double ready = 0;
+            for (const std::vector<NodeId>* deps : { &node.dataDeps, &node.ctrlDeps })
+                for (NodeId d : *deps)
+                    if (unitOf[d.value] == unit)
+                        ready = std::max(ready, finish[d.value]);
+            const double duration =
+                nodeTimeS(node, rates, placement, node.kind == NodeKind::Send ? realPeer(node.peerStage) : 0);
+            UnitProfile& prof = units[unit];
+            if (node.kind == NodeKind::Recv) {
+                finish[i] = ready;
+                continue;
+            }
+            const int s = node.kind == NodeKind::Compute ? 0 : 1;
+            const double start = std::max(ready, streamFree[unit][static_cast<size_t>(s)]);
+            finish[i] = start + duration;
+            streamFree[unit][static_cast<size_t>(s)] = finish[i];
+            if (s == 0) {
+                prof.computeEndS = std::max(prof.computeEndS, finish[i]);
+                continue;
+            }
+            prof.commEndS = std::max(prof.commEndS, finish[i]);
+            prof.commBusyS += duration;
+            if (node.kind == NodeKind::Send) {
+                prof.outputS = std::max(prof.outputS, finish[i]);
+                prof.sendTimeS += duration;
+                prof.sendBytes += static_cast<double>(node.bytes);
+                prof.sendCount += 1;
+            }
+        }
+
+        // Memory: net bytes per unit from buffer lifetimes, then each unit's peak above its starting level.
+        int64_t resident = 0;
+        for (int64_t b : timeline.resident)
+            resident += b;
+        for (size_t b = 0; b < program.buffers.size(); ++b) {
+            const Buffer& buf = program.buffers[b];
+            if (buf.resident || timeline.firstUse[b] < 0)
+                continue;
+            const uint32_t ua = unitOf[static_cast<size_t>(timeline.firstUse[b])];
+            const uint32_t ub = unitOf[static_cast<size_t>(timeline.lastUse[b])];
+            if (ua != ub) {
+                units[ua].netBytes += static_cast<double>(buf.bytes);
+                units[ub].netBytes -= static_cast<double>(buf.bytes);
+            }
+        }
+        std::vector<double> before(units.size(), 0.0);
+        for (size_t k = 1; k < units.size(); ++k)
+            before[k] = before[k - 1] + units[k - 1].netBytes;
+        std::vector<double> peak(units.size(), 0.0);
+        for (size_t i = 0; i < n; ++i) {
+            const uint32_t unit = unitOf[i];
+            peak[unit] = std::max(peak[unit], static_cast<double>(timeline.total(i) - resident) - before[unit]);
+        }
+        for (size_t k = 0; k < units.size(); ++k)
+            units[k].peakBytes = peak[k];
+
+        // One profile per kind and local chunk.
+        out = StageProfile {};
+        out.residentBytes = static_cast<double>(resident);
+        out.tail = units[tailUnit];
+        const size_t v = static_cast<size_t>(shape.v);
+        std::vector<int> forward(v, -1), backward(v, -1), lastBackward(v, -1);
+        for (size_t k = 0; k < order.size(); ++k) {
+            const ScheduleUnit& unit = order[k];
+            const size_t c = static_cast<size_t>(unit.localChunk);
+            if (!unit.backward) {
+                if (forward[c] < 0)
+                    forward[c] = static_cast<int>(k);
+            } else if (unit.microBatch == shape.mr - 1) {
+                lastBackward[c] = static_cast<int>(k);
+            } else if (backward[c] < 0) {
+                backward[c] = static_cast<int>(k);
+            }
+        }
+        for (size_t c = 0; c < v; ++c) {
+            if (forward[c] < 0 || lastBackward[c] < 0) {
+                error = "reduced program lacks a unit of chunk " + std::to_string(c);
+                return false;
+            }
+            out.forward.push_back(units[static_cast<size_t>(forward[c])]);
+            out.lastBackward.push_back(units[static_cast<size_t>(lastBackward[c])]);
+            out.backward.push_back(units[static_cast<size_t>(backward[c] >= 0 ? backward[c] : lastBackward[c])]);
+        }
+        return true;
+    }
+
+} // namespace
+
+bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptions& options, ModelGraphCache& graphs,
+    QuickEstimate& out, std::string& error)
+{
+    try {
+        const ParallelismConfig& par = config.parallelism;
+        const HardwareRates rates = hardwareRates(config, gpu, options);
+        if (!(rates.peakFlops > 0)) {
+            error = "GPU " + gpu.name + " has no peak FLOP/s for precision " + toString(config.training.precision);
+            return false;
+        }
+        ReducedShape shape;
+        shape.p = static_cast<int32_t>(par.pp);
+        shape.pr = std::min(shape.p, 3);
+        shape.schedule = par.schedule;
+        shape.v = par.schedule == Schedule::Interleaved ? static_cast<int32_t>(par.virtualStages) : 1;
+        const int64_t m64 = microBatchesPerIteration(config);
+        if (m64 < 1 || m64 > (int64_t(1) << 24)) {
+            error = "micro-batches per iteration out of range: " + std::to_string(m64);
+            return false;
+        }
+        const int32_t m = static_cast<int32_t>(m64);
+        const bool interleaved = par.schedule == Schedule::Interleaved && shape.v > 1;
+        if (interleaved && m % shape.p != 0) {
+            error = "the interleaved schedule needs the micro-batch count " + std::to_string(m)
+                + " divisible by pp=" + std::to_string(shape.p);
+            return false;
+        }
+        shape.mr = interleaved && shape.pr >= 2 ? shape.pr : std::min(m, 2);
+
+        // Layers per real chunk, and the reduced layer counts to extrapolate from.
+        const StagePlan real(config.model.layers, shape.p, shape.v);
+        std::vector<int32_t> chunkLayers(static_cast<size_t>(real.chunkCount()));
+        for (int32_t g = 0; g < real.chunkCount(); ++g)
+            chunkLayers[static_cast<size_t>(g)] = real.endLayer(g) - real.firstLayer(g);
+        const auto [minIt, maxIt] = std::minmax_element(chunkLayers.begin(), chunkLayers.end());
+        std::vector<int32_t> ks;
+        if (*minIt == *maxIt && *minIt <= 2)
+            ks = { *minIt };
+        else
+            ks = { 1, 2 };
+
+        const Mesh realMesh(par);
+        std::vector<std::vector<StageProfile>> profiles(ks.size());
+        int64_t nodes = 0;
+        for (size_t ki = 0; ki < ks.size(); ++ki) {
+            Config reduced = config;
+            reduced.model.layers = int64_t(ks[ki]) * shape.pr * shape.v;
+            reduced.parallelism.pp = shape.pr;
+            reduced.training.globalBatch = config.training.microBatch * par.dp * shape.mr;
+            std::string planError;
+            std::optional<DistributionPlan> plan =
+                planDistribution(reduced, graphs.get(reduced.model, reduced.training.precision), planError);
+            if (!plan) {
+                error = "reduced plan: " + planError;
+                return false;
+            }
+            profiles[ki].resize(static_cast<size_t>(shape.pr));
+            for (int32_t sigma = 0; sigma < shape.pr; ++sigma)
+                if (!profileStage(*plan, sigma, shape, realMesh, rates, config.cluster.gpusPerNode,
+                        profiles[ki][static_cast<size_t>(sigma)], nodes, error))
+                    return false;
+        }
+        std::map<std::pair<int32_t, int32_t>, StageProfile> extrapolated; // (type, layers per chunk)
+        auto profileFor = [&](int32_t type, int32_t layers) -> const StageProfile& {
+            auto [it, inserted] = extrapolated.try_emplace({ type, layers });
+            if (inserted) {
+                const size_t t = static_cast<size_t>(type);
+                it->second = ks.size() == 1 ? profiles[0][t] : lerp(profiles[0][t], profiles[1][t], layers - 1.0);
+            }
+            return it->second;
+        };
+
+        // Point-to-point placement of every real stage towards its two neighbours.
+        const int32_t p = shape.p, chunks = real.chunkCount();
+        auto sendTime = [&](int32_t from, int32_t to, const UnitProfile& unit) {
+            const RankId a = realMesh.withCoordinate(RankId { 0 }, Axis::Pp, from);
+            const RankId b = realMesh.withCoordinate(RankId { 0 }, Axis::Pp, to);
+            const int64_t gpn = std::max<int64_t>(1, config.cluster.gpusPerNode);
+            const bool intra = a.value / gpn == b.value / gpn;
+            return unit.sendBytes / (intra ? rates.intraNodeBytesPerS : rates.interNodeBytesPerS)
+                + unit.sendCount * (intra ? rates.intraNodeLatencyS : rates.interNodeLatencyS);
+        };
+
+        // Replay the real schedules unit by unit.
+        std::vector<std::vector<ScheduleUnit>> orders(static_cast<size_t>(p));
+        for (int32_t s = 0; s < p; ++s)
+            orders[static_cast<size_t>(s)] = scheduleOrder(shape.schedule, p, shape.v, s, m);
+        auto unitProfile = [&](int32_t s, const ScheduleUnit& unit) -> const UnitProfile& {
+            const int32_t g = unit.localChunk * p + s;
+            const StageProfile& prof = profileFor(stageType(s, shape), chunkLayers[static_cast<size_t>(g)]);
+            const size_t c = static_cast<size_t>(unit.localChunk);
+            if (!unit.backward)
+                return prof.forward[c];
+            return unit.microBatch == m - 1 ? prof.lastBackward[c] : prof.backward[c];
+        };
+        std::vector<double> output(static_cast<size_t>(m) * static_cast<size_t>(chunks) * 2, -1.0);
+        auto outputIndex = [&](int32_t mb, int32_t g, bool backward) {
+            return (static_cast<size_t>(mb) * static_cast<size_t>(chunks) + static_cast<size_t>(g)) * 2
+                + (backward ? 1 : 0);
+        };
+        std::vector<size_t> position(static_cast<size_t>(p), 0);
+        std::vector<double> computeFree(static_cast<size_t>(p), 0.0), commFree(static_cast<size_t>(p), 0.0);
+        for (bool progress = true; progress;) {
+            progress = false;
+            for (int32_t s = 0; s < p; ++s) {
+                const std::vector<ScheduleUnit>& order = orders[static_cast<size_t>(s)];
+                size_t& pos = position[static_cast<size_t>(s)];
+                while (pos < order.size()) {
+                    const ScheduleUnit& unit = order[pos];
+                    const int32_t g = unit.localChunk * p + s;
+                    double arrival = 0;
+                    if (!unit.backward && g > 0)
+                        arrival = output[outputIndex(unit.microBatch, g - 1, false)];
+                    else if (unit.backward && g < chunks - 1)
+                        arrival = output[outputIndex(unit.microBatch, g + 1, true)];
+                    if (arrival < 0)
+                        break;
+                    const UnitProfile& prof = unitProfile(s, unit);
+                    const double start = std::max(computeFree[static_cast<size_t>(s)], arrival);
+                    computeFree[static_cast<size_t>(s)] = start + prof.computeEndS;
+                    commFree[static_cast<size_t>(s)] =
+                        std::max(start + prof.commEndS, commFree[static_cast<size_t>(s)] + prof.commBusyS);
+                    double ready = start + prof.computeEndS;
+                    if (prof.sendCount > 0) {
+                        const int32_t peer = unit.backward ? (s - 1 + p) % p : (s + 1) % p;
+                        ready = start + prof.outputS - prof.sendTimeS + sendTime(s, peer, prof);
+                    }
+                    output[outputIndex(unit.microBatch, g, unit.backward)] = ready;
+                    ++pos;
+                    progress = true;
+                }
+            }
+        }
+        QuickEstimate est;
+        est.reducedNodes = nodes;
+        for (int32_t s = 0; s < p; ++s) {
+            if (position[static_cast<size_t>(s)] < orders[static_cast<size_t>(s)].size()) {
+                error = "the pipeline schedule deadlocks at stage " + std::to_string(s);
+                return false;
+            }
+            const StageProfile& prof = profileFor(stageType(s, shape), chunkLayers[static_cast<size_t>(s)]);
+            const double end = std::max(computeFree[static_cast<size_t>(s)], commFree[static_cast<size_t>(s)])
+                + std::max(prof.tail.computeEndS, prof.tail.commEndS);
+            est.iterationTimeS = std::max(est.iterationTimeS, end);
+
+            // Memory: resident state plus the running sum of the units' net bytes and their peaks.
+            double live = 0, peak = 0;
+            for (const ScheduleUnit& unit : orders[static_cast<size_t>(s)]) {
+                const UnitProfile& u = unitProfile(s, unit);
+                peak = std::max(peak, live + u.peakBytes);
+                live += u.netBytes;
+            }
+            peak = std::max(peak, live + prof.tail.peakBytes);
+            const int64_t bytes = static_cast<int64_t>(std::llround(prof.residentBytes + peak));
+            est.stagePeakBytes.push_back(bytes);
+            est.peakBytes = std::max(est.peakBytes, bytes);
+        }
+        out = std::move(est);
+        return true;
+    } catch (const std::exception& e) {
+        error = std::string("internal error in the quick estimate: ") + e.what();
+        return false;
+    }
+}
+
+} // namespace stagecraft

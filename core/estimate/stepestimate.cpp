@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+#include "estimate/stepestimate.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace stagecraft {
+
+namespace {
+
+    constexpr uint32_t kNone = UINT32_MAX;
+    enum Stream : uint8_t
+    {
+        ComputeStream,
+        CommStream,
+        NoStream
+    };
+
+    Stream streamOf(NodeKind kind)
+    {
+        switch (kind) {
+        case NodeKind::Compute:
+            return ComputeStream;
+        case NodeKind::Collective:
+        case NodeKind::Send:
+            return CommStream;
+        case NodeKind::Recv:
+            return NoStream;
+        }
+        return NoStream;
+    }
+
+    uint64_t p2pKey(int32_t srcStage, int32_t dstStage, int32_t tag)
+    {
+        return (static_cast<uint64_t>(static_cast<uint16_t>(srcStage)) << 48)
+            | (static_cast<uint64_t>(static_cast<uint16_t>(dstStage)) << 32) | static_cast<uint32_t>(tag);
+    }
+
+    /// Measure of the union of sorted interval lists `a` and `b`, clipped to [0, limit].
+    double unionTime(const std::vector<std::pair<double, double>>& a, const std::vector<std::pair<double, double>>& b,
+        double limit)
+    {
+        std::vector<std::pair<double, double>> all;
+        all.reserve(a.size() + b.size());
+        std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(all));
+        double total = 0, curStart = 0, curEnd = -1;
+        for (auto [s, e] : all) {
+            s = std::min(s, limit);
+            e = std::min(e, limit);
+            if (e <= s)
+                continue;
+            if (s > curEnd) {
+                if (curEnd > curStart)
+                    total += curEnd - curStart;
+                curStart = s;
+                curEnd = e;
+            } else {
+                curEnd = std::max(curEnd, e);
+            }
+        }
+        if (curEnd > curStart)
+            total += curEnd - curStart;
+        return total;
+    }
+
+} // namespace
+
+double uncoveredTime(const std::vector<std::pair<double, double>>& a, const std::vector<std::pair<double, double>>& b)
+{
+    double total = 0;
+    size_t j = 0;
+    for (const auto& [s, e] : a) {
+        if (e <= s)
+            continue;
+        while (j < b.size() && b[j].second <= s)
+            ++j;
+        double covered = 0;
+        for (size_t k = j; k < b.size() && b[k].first < e; ++k)
+            covered += std::max(0.0, std::min(e, b[k].second) - std::max(s, b[k].first));
+        total += (e - s) - covered;
+    }
+    return total;
+}
+
+std::optional<GpuSpec> gpuForConfig(const Config& config, std::string& error)
+{
+    std::optional<GpuSpec> gpu = gpuPreset(config.cluster.gpu);
+    if (!gpu)
+        error = unknownGpuMessage(config.cluster.gpu);
+    return gpu;
+}
+
+bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options,
+    StepEstimate& out, std::string& error)
+{
+    try {
+        const HardwareRates rates = hardwareRates(result.config, gpu, options);
+        if (!(rates.peakFlops > 0)) {
+            error = "GPU " + gpu.name + " has no peak FLOP/s for precision "
+                + toString(result.config.training.precision);
+            return false;
+        }
+        if (!(options.computeEfficiency > 0) || !(rates.intraNodeBytesPerS > 0) || !(rates.interNodeBytesPerS > 0)) {
+            error = "compute efficiency and bandwidths must be positive";
+            return false;
+        }
+        const size_t classCount = result.classes.size();
+        if (classCount >= 65536) {
+            error = "too many pipeline stages for the estimate (at most 65535)";
+            return false;
+        }
+        std::vector<size_t> offset(classCount + 1, 0);
+        for (size_t c = 0; c < classCount; ++c)
+            offset[c + 1] = offset[c] + result.classes[c].nodes.size();
+        const size_t total = offset[classCount];
+        if (total >= kNone) {
+            error = "program too large for the estimate";
+            return false;
+        }
+
+        // Node times, streams, stream predecessors and the send feeding each recv.
+        std::vector<double> duration(total, 0.0);
+        std::vector<uint32_t> streamPrev(total, kNone), matchedSend(total, kNone);
+        std::unordered_map<uint64_t, uint32_t> sends;
+        for (size_t c = 0; c < classCount; ++c) {
+            const ClassProgram& program = result.classes[c];
+            const CommPlacement placement(result.mesh(), program.exampleRank, result.config.cluster.gpusPerNode);
+            uint32_t last[2] = { kNone, kNone };
+            for (size_t i = 0; i < program.nodes.size(); ++i) {
+                const ProgramNode& n = program.nodes[i];
+                const uint32_t g = static_cast<uint32_t>(offset[c] + i);
+                duration[g] = nodeTimeS(n, rates, placement, n.peerStage);
+                const Stream s = streamOf(n.kind);
+                if (s != NoStream) {
+                    streamPrev[g] = last[s];
+                    last[s] = g;
+                }
+                if (n.kind == NodeKind::Send)
+                    sends.emplace(p2pKey(program.stage, n.peerStage, n.tag), g);
+            }
+        }
+        for (size_t c = 0; c < classCount; ++c) {
+            const ClassProgram& program = result.classes[c];
+            for (size_t i = 0; i < program.nodes.size(); ++i) {
+                const ProgramNode& n = program.nodes[i];
+                if (n.kind != NodeKind::Recv)
+                    continue;
+                auto it = sends.find(p2pKey(n.peerStage, program.stage, n.tag));
+                if (it == sends.end()) {
+                    error = "stage " + std::to_string(program.stage) + " node " + std::to_string(i) + " (" + n.name
+                        + ") receives from stage " + std::to_string(n.peerStage) + " but no matching send exists";
+                    return false;
+                }
+                matchedSend[offset[c] + i] = it->second;
+            }
+        }
+
+        // Successor lists (CSR) over dependencies, stream order and send -> recv.
+        std::vector<uint32_t> indegree(total, 0), succStart(total + 1, 0);
+        auto forEachPred = [&](auto&& fn) {
+            for (size_t c = 0; c < classCount; ++c) {
+                const ClassProgram& program = result.classes[c];
+                for (size_t i = 0; i < program.nodes.size(); ++i) {
+                    const uint32_t g = static_cast<uint32_t>(offset[c] + i);
+                    const ProgramNode& n = program.nodes[i];
+                    for (NodeId d : n.dataDeps)
+                        fn(static_cast<uint32_t>(offset[c] + d.value), g);
+                    for (NodeId d : n.ctrlDeps)
+                        fn(static_cast<uint32_t>(offset[c] + d.value), g);
+                    if (streamPrev[g] != kNone)
+                        fn(streamPrev[g], g);
+                    if (matchedSend[g] != kNone)
+                        fn(matchedSend[g], g);
+                }
+            }
+        };
+        forEachPred([&](uint32_t from, uint32_t to) {
+            ++succStart[from + 1];
+            ++indegree[to];
+        });
+        for (size_t i = 0; i < total; ++i)
+            succStart[i + 1] += succStart[i];
+        std::vector<uint32_t> succ(succStart[total]);
+        {
+            std::vector<uint32_t> fill(succStart.begin(), succStart.end() - 1);
+            forEachPred([&](uint32_t from, uint32_t to) { succ[fill[from]++] = to; });
+        }
+
+        // Longest path in topological order: finish = max(predecessor finishes) + own time.
+        std::vector<double> ready(total, 0.0), finish(total, 0.0);
+        std::vector<uint32_t> stack;
+        for (size_t i = total; i-- > 0;)
+            if (indegree[i] == 0)
+                stack.push_back(static_cast<uint32_t>(i));
+        size_t done = 0;
+        while (!stack.empty()) {
+            const uint32_t i = stack.back();
+            stack.pop_back();
+            ++done;
+            finish[i] = ready[i] + duration[i];
+            for (uint32_t k = succStart[i]; k < succStart[i + 1]; ++k) {
+                const uint32_t j = succ[k];
+                ready[j] = std::max(ready[j], finish[i]);
+                if (--indegree[j] == 0)
+                    stack.push_back(j);
+            }
+        }
+        if (done != total) {
+            error = "the pipeline stages deadlock: " + std::to_string(total - done)
+                + " nodes wait on each other across stages";
+            return false;
+        }
+
+        // Per-class figures.
+        StepEstimate est;
+        est.gpu = gpu.name;
+        est.peakFlops = rates.peakFlops;
+        est.computeEfficiency = rates.computeEfficiency;
+        for (size_t c = 0; c < classCount; ++c) {
+            const ClassProgram& program = result.classes[c];
+            for (size_t i = 0; i < program.nodes.size(); ++i) {
+                const ProgramNode& n = program.nodes[i];
+                if (n.kind == NodeKind::Compute && n.pass != Pass::Optimizer)
+                    est.pipelineTimeS = std::max(est.pipelineTimeS, finish[offset[c] + i]);
+            }
+        }
+        double hardwareFlops = 0;
+        for (size_t c = 0; c < classCount; ++c) {
+            const ClassProgram& program = result.classes[c];
+            ClassEstimate ce;
+            ce.stage = program.stage;
+            std::vector<std::pair<double, double>> compute, comm;
+            for (size_t i = 0; i < program.nodes.size(); ++i) {
+                const size_t g = offset[c] + i;
+                const ProgramNode& n = program.nodes[i];
+                ce.stepTimeS = std::max(ce.stepTimeS, finish[g]);
+                const Stream s = streamOf(n.kind);
+                if (s == NoStream || duration[g] <= 0)
+                    continue;
+                (s == ComputeStream ? ce.computeTimeS : ce.communicationTimeS) += duration[g];
+                (s == ComputeStream ? compute : comm).emplace_back(finish[g] - duration[g], finish[g]);
+                if (n.kind == NodeKind::Compute)
+                    ce.flops += static_cast<double>(n.flops);
+            }
+            ce.exposedCommunicationS = uncoveredTime(comm, compute);
+            if (est.pipelineTimeS > 0)
+                ce.bubbleFraction = 1.0 - unionTime(compute, comm, est.pipelineTimeS) / est.pipelineTimeS;
+            est.iterationTimeS = std::max(est.iterationTimeS, ce.stepTimeS);
+            hardwareFlops += ce.flops * static_cast<double>(program.rankCount);
+            est.classes.push_back(ce);
+        }
+        const ModelCost& cost = result.cost;
+        est.modelFlops = static_cast<double>(cost.microBatches)
+            * (static_cast<double>(cost.forwardFlopsPerMicroBatch) + static_cast<double>(cost.backwardFlopsPerMicroBatch));
+        if (est.iterationTimeS > 0) {
+            const double capacity = static_cast<double>(result.worldSize()) * rates.peakFlops * est.iterationTimeS;
+            est.mfu = est.modelFlops / capacity;
+            est.hfu = hardwareFlops / capacity;
+            est.tokensPerS = static_cast<double>(result.config.training.globalBatch)
+                * static_cast<double>(result.config.model.seqLen) / est.iterationTimeS;
+        }
+        out = std::move(est);
+        return true;
+    } catch (const std::exception& e) {
+        error = std::string("internal error in the step-time estimate: ") + e.what();
+        return false;
+    }
+}
+
+nlohmann::ordered_json estimateJson(const StepEstimate& e)
+{
+    nlohmann::ordered_json j;
+    j["gpu"] = e.gpu;
+    j["peak_flops"] = e.peakFlops;
+    j["compute_efficiency"] = e.computeEfficiency;
+    j["iteration_time_s"] = e.iterationTimeS;
+    j["pipeline_time_s"] = e.pipelineTimeS;
+    j["mfu"] = e.mfu;
+    j["hfu"] = e.hfu;
+    j["tokens_per_s"] = e.tokensPerS;
+    nlohmann::ordered_json classes = nlohmann::ordered_json::array();
+    for (const ClassEstimate& c : e.classes)
+        classes.push_back({ { "stage", c.stage }, { "step_time_s", c.stepTimeS }, { "compute_time_s", c.computeTimeS },
+            { "communication_time_s", c.communicationTimeS }, { "exposed_communication_s", c.exposedCommunicationS },
+            { "bubble_fraction", c.bubbleFraction } });
+    j["classes"] = std::move(classes);
+    return j;
+}
+
+} // namespace stagecraft

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "estimate/costmodel.h"
+#include "estimate/gpuspec.h"
+#include "synthesis/progress.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+/// What a sweep enumerates beyond the parallel degrees, and how it evaluates. Plain value type.
+struct SweepOptions
+{
+    /// Micro-batch sizes tried (those dividing global_batch / dp). Powers of two up to 8 by default: larger
+    /// micro-batches of LLM-length sequences rarely fit and multiply the candidates.
+    std::vector<int64_t> microBatches { 1, 2, 4, 8 };
+    /// false: quickEstimate() (reduced programs, milliseconds per plan). true: the full synthesis and
+    /// estimateStep() per plan (exact, but seconds per plan for large models).
+    bool exact = false;
+    /// Worker threads; 0 = the hardware concurrency (at most 8).
+    int threads = 0;
+    /// With tp > 1 every candidate uses sequence parallelism (Megatron-LM's recommended setting alongside tp);
+    /// false keeps the base config's setting.
+    bool sequenceParallelWithTp = true;
+};
+
+/// Why a candidate plan was dropped.
+enum class SweepRejection : uint8_t
+{
+    None, ///< the plan fits: it is ranked
+    Invalid, ///< the config validator (or the schedule) refuses the combination
+    OutOfMemory, ///< the peak memory of some rank exceeds the GPU's HBM
+    EstimateFailed, ///< the synthesis or the estimate failed (an internal problem)
+};
+
+/// One (dp, tp, pp, cp, ep, micro_batch, recompute, zero) combination and its outcome.
+struct SweepCandidate
+{
+    int64_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1, microBatch = 1;
+    Recompute recompute = Recompute::None;
+    int zero = 0;
+    bool sequenceParallel = false;
+    SweepRejection rejection = SweepRejection::None;
+    std::string reason; ///< e.g. "peak 93.1 GiB > 80.0 GiB HBM", "parallelism.tp: tp=16 does not divide kv_heads=8"
+    std::string reasonKey; ///< grouping key of the reason: "memory", the config key path, or "estimate"
+    double stepTimeS = 0; ///< iteration time (fitting and out-of-memory plans)
+    double mfu = 0; ///< model FLOPs utilization (PaLM appendix B), fitting plans
+    int64_t peakBytes = 0; ///< peak memory of the fullest rank (fitting and out-of-memory plans)
+    int64_t index = 0; ///< position in the enumeration order
+};
+
+/// The outcome of a sweep. `ranked` holds the fitting plans by ascending step time (ties by enumeration order),
+/// `rejected` every other plan in enumeration order. Deterministic for a given input, whatever the thread count.
+struct SweepResult
+{
+    std::string gpu;
+    int64_t gpus = 0;
+    int64_t hbmBytes = 0;
+    double peakFlops = 0; ///< dense peak of the training precision
+    double computeEfficiency = 0;
+    std::string method; ///< "quick" or "exact"
+    int64_t candidates = 0; ///< ranked.size() + rejected.size()
+    std::vector<SweepCandidate> ranked;
+    std::vector<SweepCandidate> rejected;
+    bool cancelled = false; ///< progress->cancelled() stopped the sweep; the lists are then incomplete
+    std::string error; ///< set when the sweep could not run at all (e.g. gpus < 1); lists empty
+};
+
+/// Enumerates every plan for `gpus` GPUs: all (dp, tp, pp, cp) with dp*tp*pp*cp = gpus, ep dividing dp (MoE
+/// models; 1 otherwise), the micro-batch sizes of `sweepOptions`, recompute none/selective/full and ZeRO 0-3
+/// (ZeRO > 0 only when dp*cp > 1: it shards over nothing otherwise). Everything else comes from `base` (model,
+/// training, schedule, virtual stages, rank order, cluster). Each plan is validated (validateConfig), estimated
+/// (quickEstimate(), or synthesize() + estimateStep() with `sweepOptions.exact`), and dropped with a reason when
+/// invalid or when its peak memory exceeds the GPU's HBM. Runs on a small thread pool; `progress` (may be null)
+/// is called from the calling thread only. Never throws.
+SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const EstimateOptions& options,
+    ProgressSink* progress = nullptr, const SweepOptions& sweepOptions = {});
+
+/// All candidates as JSON: {"gpu", "gpus", "hbm_bytes", "peak_flops", "compute_efficiency", "method",
+/// "candidates", "fitting", "ranked": [{"rank", "dp", "tp", "pp", "cp", "ep", "micro_batch", "recompute", "zero",
+/// "sequence_parallel", "step_time_s", "mfu", "peak_bytes"}], "rejected": [{..., "reason", "reason_key"}]}.
+nlohmann::ordered_json sweepJson(const SweepResult& result);
+
+/// The ranked table (at most `top` rows; all when top <= 0) and a summary of the rejections by reason.
+std::string sweepText(const SweepResult& result, int64_t top);
+
+} // namespace stagecraft
