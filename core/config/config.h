@@ -8,17 +8,45 @@
 
 namespace stagecraft {
 
-enum class Family { Gpt, Llama, Moe };
-enum class Precision { Fp32, Fp16, Bf16 };
-enum class Recompute { None, Selective, Full };
-enum class Schedule { GPipe, OneFOneB, Interleaved };
+enum class Family
+{
+    Gpt,
+    Llama,
+    Moe
+};
+enum class Precision
+{
+    Fp32,
+    Fp16,
+    Bf16
+};
+enum class Recompute
+{
+    None,
+    Selective,
+    Full
+};
+enum class Schedule
+{
+    GPipe,
+    OneFOneB,
+    Interleaved
+};
 
 /// Mesh axes. The four spatial axes split tensors; pp is temporal (pipeline stages) and never appears in shapes.
-enum class MeshAxis : uint8_t { Dp, Tp, Cp, Ep, Pp };
+enum class MeshAxis : uint8_t
+{
+    Dp,
+    Tp,
+    Cp,
+    Ep,
+    Pp
+};
 inline constexpr int kMeshAxisCount = 5;
 
 /// Model architecture (YAML `model:`). Sizes are counts (layers, heads) or element extents (hidden, vocab).
-struct ModelConfig {
+struct ModelConfig
+{
     std::string preset; ///< name of the preset this was based on, empty when none
     Family family = Family::Llama;
     int64_t layers = 0;
@@ -40,7 +68,8 @@ struct ModelConfig {
 };
 
 /// Training setup (YAML `training:`).
-struct TrainingConfig {
+struct TrainingConfig
+{
     int64_t globalBatch = 0; ///< sequences per iteration, over all data-parallel replicas
     int64_t microBatch = 1; ///< sequences per micro-batch per data-parallel replica
     Precision precision = Precision::Bf16; ///< 16-bit means mixed precision with fp32 master weights
@@ -51,7 +80,8 @@ struct TrainingConfig {
 };
 
 /// Parallelism plan (YAML `parallelism:`). World size = dp * tp * pp * cp; ep divides dp (Megatron style).
-struct ParallelismConfig {
+struct ParallelismConfig
+{
     int64_t dp = 1;
     int64_t tp = 1;
     int64_t pp = 1;
@@ -64,13 +94,17 @@ struct ParallelismConfig {
     std::vector<MeshAxis> rankOrder { MeshAxis::Tp, MeshAxis::Cp, MeshAxis::Ep, MeshAxis::Dp, MeshAxis::Pp };
     int64_t gradientBucketBytes = 0; ///< data-parallel gradient bucket size; 0 = one bucket per layer
 
-    int64_t worldSize() const { return dp * tp * pp * cp; }
+    int64_t worldSize() const
+    {
+        return dp * tp * pp * cp;
+    }
 
     friend bool operator==(const ParallelismConfig&, const ParallelismConfig&) = default;
 };
 
 /// Hardware used by the step-time estimate only (YAML `cluster:`).
-struct ClusterConfig {
+struct ClusterConfig
+{
     std::string gpu = "h100-sxm";
     int64_t gpusPerNode = 8;
     double intraNodeBandwidthGbps = 900; ///< GB/s per GPU within a node
@@ -80,7 +114,8 @@ struct ClusterConfig {
 };
 
 /// A whole workload: the resolved config (preset applied, overrides applied). Plain value type.
-struct Config {
+struct Config
+{
     std::string name = "workload"; ///< used for output file names; no path separators
     ModelConfig model;
     TrainingConfig training;

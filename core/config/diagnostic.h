@@ -6,12 +6,18 @@
 
 namespace stagecraft {
 
-enum class Severity { Error, Warning, Note };
+enum class Severity
+{
+    Error,
+    Warning,
+    Note
+};
 
 /// One problem found in a config (or other user input). `line` and `column` are 1-based; 0 means unknown
 /// (e.g. a value that came from a command-line flag). `keyPath` is the dotted YAML path
 /// ("parallelism.tp"); empty when the problem is not tied to a key (malformed YAML).
-struct Diagnostic {
+struct Diagnostic
+{
     Severity severity = Severity::Error;
     std::string file;
     int line = 0;
