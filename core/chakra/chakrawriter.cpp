@@ -320,6 +320,31 @@ void ChakraFileWriter::writeNode(const ChakraNode& node)
     });
 }
 
+void ChakraFileWriter::writeEncodedNodes(std::string_view records, uint64_t nodeCount)
+{
+    m_impl->ensureOpen("writeEncodedNodes()");
+    Impl& d = *m_impl;
+    d.guarded([&] {
+        if (!d.metadataWritten || d.format != ChakraFileFormat::Protobuf) {
+            throw ChakraWriteError("writeEncodedNodes() needs the protobuf format and a GlobalMetadata first ("
+                    + quoted(d.file.finalPath()) + ")",
+                d.file.finalPath());
+        }
+        d.file.buffer().append(records);
+        d.bytes += records.size();
+        d.nodes += nodeCount;
+        d.file.maybeFlush();
+    });
+}
+
+std::string encodeChakraNodeRecord(const ChakraNode& node)
+{
+    thread_local ProtoEncoder encoder;
+    std::string out;
+    encoder.appendNode(out, node, {});
+    return out;
+}
+
 void ChakraFileWriter::commit()
 {
     m_impl->ensureOpen("commit()");

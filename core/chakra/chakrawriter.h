@@ -15,6 +15,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -86,6 +87,9 @@ public:
     void writeMetadata(const ChakraMetadata& metadata);
     /// Appends one node. Throws ChakraWriteError.
     void writeNode(const ChakraNode& node);
+    /// Appends records made by encodeChakraNodeRecord() (Protobuf format only), `nodeCount` of them. The fast
+    /// path of exports that serialize a node list once and reuse its bytes. Throws ChakraWriteError.
+    void writeEncodedNodes(std::string_view records, uint64_t nodeCount);
     /// Flushes, optionally fsyncs, closes and renames the temporary file to the final path. After it the
     /// writer is finished; any further call throws. Throws ChakraWriteError (then the temporary is removed).
     void commit();
@@ -105,6 +109,10 @@ private:
 /// Convenience: writes a whole trace with ChakraFileWriter (metadata then nodes in vector order) and commits.
 /// Throws ChakraWriteError.
 void writeChakraTrace(const std::filesystem::path& path, const ChakraTrace& trace, ChakraWriteOptions options = {});
+
+/// The protobuf record of one node (varint32 length, then the message), byte-identical to what writeNode()
+/// writes for it. Throws ChakraWriteError on the same protocol errors.
+std::string encodeChakraNodeRecord(const ChakraNode& node);
 
 /// Serializes a trace to the Chakra protobuf bytes in memory (the same bytes writeChakraTrace() writes).
 /// Throws ChakraWriteError (path empty) on the same protocol errors.

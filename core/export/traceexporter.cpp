@@ -154,6 +154,81 @@ std::map<int, std::vector<int>> communicatorGroups(const SynthesisResult& result
     return groups;
 }
 
+namespace {
+
+    /// A class's node list serialized once: runs of rank-independent records, each followed by at most one
+    /// communication node to re-encode per rank.
+    struct ClassTemplate
+    {
+        std::vector<ChakraNode> nodes;
+        std::string records;
+        struct Segment
+        {
+            size_t offset = 0;
+            size_t size = 0;
+            uint64_t count = 0;
+            int64_t patched = -1; ///< node index re-encoded after the run, -1 for none
+        };
+        std::vector<Segment> segments;
+    };
+
+    ClassTemplate buildClassTemplate(const SynthesisResult& result, RankId example, const ExportOptions& options)
+    {
+        ClassTemplate t;
+        t.nodes = rankTraceNodes(result, example, options);
+        ClassTemplate::Segment current;
+        for (size_t i = 0; i < t.nodes.size(); ++i) {
+            const ChakraNode& n = t.nodes[i];
+            if (n.type == ChakraNodeType::CommColl || n.type == ChakraNodeType::CommSend
+                || n.type == ChakraNodeType::CommRecv) {
+                current.patched = static_cast<int64_t>(i);
+                t.segments.push_back(current);
+                current = ClassTemplate::Segment { t.records.size(), 0, 0, -1 };
+                continue;
+            }
+            const std::string record = encodeChakraNodeRecord(n);
+            t.records += record;
+            current.size += record.size();
+            ++current.count;
+        }
+        if (current.count > 0)
+            t.segments.push_back(current);
+        return t;
+    }
+
+    void setAttr(ChakraNode& n, ChakraAttribute value)
+    {
+        for (ChakraAttribute& a : n.attrs)
+            if (a.name == value.name) {
+                a = std::move(value);
+                return;
+            }
+    }
+
+    void writeFromTemplate(ChakraFileWriter& writer, const ClassTemplate& t, const SynthesisResult& result, RankId rank)
+    {
+        const ClassProgram& program = result.classes[static_cast<size_t>(result.classOf(rank))];
+        const int32_t self = static_cast<int32_t>(rank.value);
+        for (const ClassTemplate::Segment& s : t.segments) {
+            if (s.count > 0)
+                writer.writeEncodedNodes(std::string_view(t.records).substr(s.offset, s.size), s.count);
+            if (s.patched < 0)
+                continue;
+            ChakraNode n = t.nodes[static_cast<size_t>(s.patched)];
+            const ProgramNode& p = program.nodes[static_cast<size_t>(s.patched)];
+            if (p.kind == NodeKind::Collective) {
+                setAttr(n, chakraPgName(static_cast<int>(result.groupIdOf(p, rank))));
+            } else {
+                const int32_t peer = static_cast<int32_t>(result.peerOf(p, rank).value);
+                setAttr(n, chakraCommSrc(p.kind == NodeKind::Send ? self : peer));
+                setAttr(n, chakraCommDst(p.kind == NodeKind::Send ? peer : self));
+            }
+            writer.writeEncodedNodes(encodeChakraNodeRecord(n), 1);
+        }
+    }
+
+} // namespace
+
 ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& options, ProgressSink* progress)
 {
     const auto start = std::chrono::steady_clock::now();
@@ -231,44 +306,64 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     writeOptions.format = options.format;
     writeOptions.fsync = options.fsync;
     const ChakraMetadata metadata = traceMetadata();
-    std::atomic<int64_t> next { first };
     std::atomic<uint64_t> bytes { 0 }, nodes { 0 };
     std::atomic<int64_t> done { 0 };
     std::atomic<bool> stop { false };
     std::mutex errorMutex, progressMutex;
     std::exception_ptr error;
-    auto worker = [&] {
-        try {
-            for (int64_t r = next++; r < end && !stop; r = next++) {
-                ChakraFileWriter writer(rankPath(r), writeOptions);
-                writer.writeMetadata(metadata);
-                for (const ChakraNode& n : rankTraceNodes(result, RankId { r }, options))
-                    writer.writeNode(n);
-                writer.commit();
-                bytes += writer.bytesWritten();
-                nodes += writer.nodesWritten();
-                const int64_t finished = ++done;
-                if (progress) {
-                    std::lock_guard lock(progressMutex);
-                    progress->report(static_cast<double>(finished) / static_cast<double>(end - first), "writing ranks");
-                    if (progress->cancelled())
-                        stop = true;
-                }
-            }
-        } catch (...) {
-            std::lock_guard lock(errorMutex);
-            if (!error)
-                error = std::current_exception();
-            stop = true;
-        }
-    };
     const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(end - first)));
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t)
-        pool.emplace_back(worker);
-    worker();
-    for (std::thread& t : pool)
-        t.join();
+
+    // One class at a time: its nodes are serialized once; per rank only the communication nodes (group ids,
+    // peers) are re-encoded. Memory is one class's bytes plus the writers' buffers, whatever the rank count.
+    for (int32_t cls = 0; cls < static_cast<int32_t>(result.classes.size()) && !stop; ++cls) {
+        std::vector<int64_t> ranks;
+        for (int64_t r = first; r < end; ++r)
+            if (result.classOf(RankId { r }) == cls)
+                ranks.push_back(r);
+        if (ranks.empty())
+            continue;
+        const bool fast = options.format == ChakraFileFormat::Protobuf;
+        ClassTemplate tmpl;
+        if (fast)
+            tmpl = buildClassTemplate(result, RankId { ranks.front() }, options);
+        std::atomic<size_t> next { 0 };
+        auto worker = [&] {
+            try {
+                for (size_t k = next++; k < ranks.size() && !stop; k = next++) {
+                    const RankId rank { ranks[k] };
+                    ChakraFileWriter writer(rankPath(rank.value), writeOptions);
+                    writer.writeMetadata(metadata);
+                    if (fast)
+                        writeFromTemplate(writer, tmpl, result, rank);
+                    else
+                        for (const ChakraNode& n : rankTraceNodes(result, rank, options))
+                            writer.writeNode(n);
+                    writer.commit();
+                    bytes += writer.bytesWritten();
+                    nodes += writer.nodesWritten();
+                    const int64_t finished = ++done;
+                    if (progress) {
+                        std::lock_guard lock(progressMutex);
+                        progress->report(
+                            static_cast<double>(finished) / static_cast<double>(end - first), "writing ranks");
+                        if (progress->cancelled())
+                            stop = true;
+                    }
+                }
+            } catch (...) {
+                std::lock_guard lock(errorMutex);
+                if (!error)
+                    error = std::current_exception();
+                stop = true;
+            }
+        };
+        std::vector<std::thread> pool;
+        for (int t = 1; t < threads; ++t)
+            pool.emplace_back(worker);
+        worker();
+        for (std::thread& t : pool)
+            t.join();
+    }
     if (error)
         std::rethrow_exception(error);
     if (first == 0 && !stop) {
