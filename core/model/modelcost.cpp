@@ -57,7 +57,10 @@ namespace {
 
 bool computeModelCost(const ModelGraph& graph, const Config& config, ModelCost& out, std::string& error)
 {
-    const Binding b = modelBinding(config);
+    // Evaluate one sequence exactly (Batch = 1), then scale: every forward and backward op is linear in Batch.
+    Binding b = modelBinding(config);
+    const int64_t sequencesPerMicroBatch = config.training.microBatch * config.parallelism.dp;
+    b.set(ModelSymbols::get().batch, 1);
     Expr recompute;
     for (const Op& op : graph.ops) {
         if (op.pass != Pass::Forward)
@@ -70,15 +73,19 @@ bool computeModelCost(const ModelGraph& graph, const Config& config, ModelCost& 
     }
     ModelCost c;
     c.microBatches = microBatchesPerIteration(config);
+    int64_t forward = 0, backward = 0, recomputed = 0;
     if (!evalInto(graph.parameterCount(), b, c.params, error)
-        || !evalInto(graph.flops(Pass::Forward), b, c.forwardFlopsPerMicroBatch, error)
-        || !evalInto(graph.flops(Pass::Backward), b, c.backwardFlopsPerMicroBatch, error)
-        || !evalInto(recompute, b, c.recomputeFlopsPerMicroBatch, error)
+        || !evalInto(graph.flops(Pass::Forward), b, forward, error)
+        || !evalInto(graph.flops(Pass::Backward), b, backward, error) || !evalInto(recompute, b, recomputed, error)
         || !evalInto(graph.flops(Pass::Optimizer), b, c.optimizerFlops, error))
         return false;
-    const double perMicroBatch = static_cast<double>(c.forwardFlopsPerMicroBatch)
-        + static_cast<double>(c.backwardFlopsPerMicroBatch) + static_cast<double>(c.recomputeFlopsPerMicroBatch);
-    c.flopsPerIteration = static_cast<double>(c.microBatches) * perMicroBatch + static_cast<double>(c.optimizerFlops);
+    const double perMicroBatch = static_cast<double>(sequencesPerMicroBatch);
+    c.forwardFlopsPerMicroBatch = static_cast<double>(forward) * perMicroBatch;
+    c.backwardFlopsPerMicroBatch = static_cast<double>(backward) * perMicroBatch;
+    c.recomputeFlopsPerMicroBatch = static_cast<double>(recomputed) * perMicroBatch;
+    c.flopsPerIteration = static_cast<double>(c.microBatches)
+            * (c.forwardFlopsPerMicroBatch + c.backwardFlopsPerMicroBatch + c.recomputeFlopsPerMicroBatch)
+        + static_cast<double>(c.optimizerFlops);
     out = c;
     return true;
 }

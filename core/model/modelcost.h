@@ -25,9 +25,11 @@ int64_t paddedVocab(int64_t vocab, int64_t tp);
 struct ModelCost
 {
     int64_t params = 0; ///< trainable parameters (published vocabulary)
-    int64_t forwardFlopsPerMicroBatch = 0;
-    int64_t backwardFlopsPerMicroBatch = 0;
-    int64_t recomputeFlopsPerMicroBatch = 0; ///< forward work re-run by the recompute policy
+    // Per global micro-batch (micro_batch * dp sequences); doubles because large models exceed int64 there
+    // (llama3-405b, 1024 sequences of 8192 tokens: 2e19). Exact per sequence, scaled (FLOPs are linear in batch).
+    double forwardFlopsPerMicroBatch = 0;
+    double backwardFlopsPerMicroBatch = 0;
+    double recomputeFlopsPerMicroBatch = 0; ///< forward work re-run by the recompute policy
     int64_t optimizerFlops = 0;
     int64_t microBatches = 0;
     /// microBatches * (fwd + bwd + recompute) + optimizer; FLOPs, not MACs. A double because a large model's
