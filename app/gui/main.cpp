@@ -1,7 +1,207 @@
 // SPDX-License-Identifier: MIT
+// stagecraft-gui: the Qt explorer. `stagecraft-gui [CONFIG]` opens a YAML file or a preset (default: "default").
+// Headless modes need no display: --check-config FILE, --help, --version.
+#include "config/configloader.h"
+#include "session/synthesissession.h"
+#include "version.h"
+#include "widgets/configeditor.h"
+#include "widgets/configform.h"
+#include "widgets/mainwindow.h"
+
 #include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QIcon>
+#include <QImage>
+#include <QPixmap>
+#include <QTimer>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+/// --help, --version and --check-config run without a display, so they get a QCoreApplication.
+bool needsDisplay(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg(argv[i]);
+        if (arg == "--check-config" || arg.starts_with("--check-config=") || arg == "-h" || arg == "--help"
+            || arg == "--help-all" || arg == "-v" || arg == "--version")
+            return false;
+    }
+    return true;
+}
+
+/// Prints every diagnostic as file:line:col: severity: key: message; exit code 2 when there is an error.
+int checkConfig(const QString& path, const QStringList& overrides)
+{
+    std::vector<std::string> sets;
+    for (const QString& set : overrides)
+        sets.push_back(set.toStdString());
+    const stagecraft::ConfigResult result = stagecraft::loadConfigOrPreset(path.toStdString(), sets);
+    for (const stagecraft::Diagnostic& d : result.diagnostics)
+        std::fprintf(stderr, "%s\n", d.toString().c_str());
+    if (!result.config)
+        return 2;
+    std::printf(
+        "%s: ok (world size %lld)\n", qPrintable(path), static_cast<long long>(result.config->parallelism.worldSize()));
+    return 0;
+}
+
+QIcon applicationIcon()
+{
+    QIcon icon;
+    for (int size : { 16, 32, 48, 64, 128, 256 })
+        icon.addFile(QStringLiteral(":/icons/stagecraft-%1.png").arg(size), QSize(size, size));
+    return icon;
+}
+
+bool parseSize(const QString& text, QSize& size)
+{
+    const QStringList parts = text.split(QLatin1Char('x'));
+    bool okWidth = false;
+    bool okHeight = false;
+    if (parts.size() == 2)
+        size = QSize(parts[0].toInt(&okWidth), parts[1].toInt(&okHeight));
+    return okWidth && okHeight && size.width() > 0 && size.height() > 0;
+}
+
+} // namespace
+
 int main(int argc, char** argv)
 {
-    QApplication app(argc, argv);
-    return 0;
+    QCoreApplication::setOrganizationName(QStringLiteral("Stagecraft"));
+    QCoreApplication::setApplicationName(QStringLiteral("stagecraft-gui"));
+    QCoreApplication::setApplicationVersion(QString::fromLatin1(stagecraft::versionString()));
+    std::unique_ptr<QCoreApplication> app;
+    if (needsDisplay(argc, argv))
+        app = std::make_unique<QApplication>(argc, argv);
+    else
+        app = std::make_unique<QCoreApplication>(argc, argv);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Stagecraft: synthesize and explore the per-GPU execution traces of distributed LLM training."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("config"),
+        QStringLiteral("A YAML config file or a built-in preset name (default: \"default\")."),
+        QStringLiteral("[CONFIG]"));
+    const QCommandLineOption checkOption(QStringLiteral("check-config"),
+        QStringLiteral("Check <file> (or a preset name), print its diagnostics as file:line:col and exit: 0 when "
+                       "valid, 2 on errors. Needs no display."),
+        QStringLiteral("file"));
+    const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
+        QStringLiteral("After the first result is shown, save the window as a PNG to <path> and quit."),
+        QStringLiteral("path"));
+    const QCommandLineOption tabOption(
+        QStringLiteral("tab"), QStringLiteral("Start on tab <name> (overview, report, ...)."), QStringLiteral("name"));
+    const QCommandLineOption sizeOption(QStringLiteral("size"),
+        QStringLiteral("Window size for --screenshot, WIDTHxHEIGHT (default 1440x900)."), QStringLiteral("size"),
+        QStringLiteral("1440x900"));
+    const QCommandLineOption setOption(QStringLiteral("set"),
+        QStringLiteral("Override a config field, e.g. --set parallelism.tp=4 (repeatable; dotted YAML keys)."),
+        QStringLiteral("key=value"));
+    const QCommandLineOption configTabOption(QStringLiteral("config-tab"),
+        QStringLiteral("Start the configuration panel on tab <name>: form or yaml."), QStringLiteral("name"));
+    const QCommandLineOption editOption(QStringLiteral("edit"),
+        QStringLiteral("With --screenshot: after the first result, edit a form field as a user would "
+                       "(repeatable), and take the screenshot after the next synthesis, good or failed."),
+        QStringLiteral("key=value"));
+    parser.addOptions({ setOption, checkOption, screenshotOption, tabOption, configTabOption, editOption, sizeOption });
+    parser.process(*app);
+
+    if (parser.isSet(checkOption))
+        return checkConfig(parser.value(checkOption), parser.values(setOption));
+    if (parser.positionalArguments().size() > 1) {
+        std::fprintf(stderr, "stagecraft-gui: expected at most one CONFIG\n");
+        return 2;
+    }
+
+    auto* guiApp = static_cast<QApplication*>(app.get());
+    QGuiApplication::setApplicationDisplayName(QStringLiteral("Stagecraft"));
+    QGuiApplication::setDesktopFileName(QStringLiteral("stagecraft-gui"));
+    guiApp->setWindowIcon(applicationIcon());
+
+    const bool screenshot = parser.isSet(screenshotOption);
+    stagecraft::MainWindow window(/*persistSettings=*/!screenshot);
+    if (screenshot) {
+        QSize size;
+        if (!parseSize(parser.value(sizeOption), size)) {
+            std::fprintf(stderr, "stagecraft-gui: --size expects WIDTHxHEIGHT, found %s\n",
+                qPrintable(parser.value(sizeOption)));
+            return 2;
+        }
+        window.resize(size);
+    } else {
+        window.restoreSettings();
+    }
+    if (parser.isSet(tabOption) && !window.showTab(parser.value(tabOption))) {
+        std::fprintf(stderr, "stagecraft-gui: no tab \"%s\" (tabs: %s)\n", qPrintable(parser.value(tabOption)),
+            qPrintable(window.tabNames().join(QStringLiteral(", "))));
+        return 2;
+    }
+    if (parser.isSet(configTabOption) && !window.configEditor()->showTab(parser.value(configTabOption))) {
+        std::fprintf(stderr, "stagecraft-gui: --config-tab expects form or yaml, found %s\n",
+            qPrintable(parser.value(configTabOption)));
+        return 2;
+    }
+    const QString config = parser.positionalArguments().value(0, QStringLiteral("default"));
+    QString error;
+    if (!window.openConfigOrPreset(config, parser.values(setOption), &error)) {
+        std::fprintf(stderr, "%s\n", qPrintable(error));
+        return 2;
+    }
+
+    if (screenshot) {
+        const QString path = parser.value(screenshotOption);
+        const QStringList edits = parser.values(editOption);
+        auto grab = [&window, path] {
+            // Let the views lay out and paint before grabbing.
+            QTimer::singleShot(500, &window, [&window, path] {
+                const bool saved = window.grab().toImage().save(path, "PNG");
+                if (!saved)
+                    std::fprintf(stderr, "stagecraft-gui: cannot write %s\n", qPrintable(path));
+                QCoreApplication::exit(saved ? 0 : 1);
+            });
+        };
+        QObject::connect(
+            &window, &stagecraft::MainWindow::resultShown, &window,
+            [&window, edits, grab] {
+                if (edits.isEmpty()) {
+                    grab();
+                    return;
+                }
+                QObject::connect(window.session(), &stagecraft::SynthesisSession::synthesisFinished, &window, grab,
+                    Qt::SingleShotConnection);
+                QObject::connect(window.session(), &stagecraft::SynthesisSession::synthesisFailed, &window, grab,
+                    Qt::SingleShotConnection);
+                for (const QString& edit : edits) {
+                    const QString key = edit.section(QLatin1Char('='), 0, 0);
+                    const QString value = edit.section(QLatin1Char('='), 1);
+                    if (!window.configEditor()->form()->setFieldText(key, value)) {
+                        std::fprintf(stderr, "stagecraft-gui: --edit %s: no such field or value\n", qPrintable(edit));
+                        QCoreApplication::exit(2);
+                    }
+                }
+            },
+            Qt::SingleShotConnection);
+        if (edits.isEmpty()) {
+            QObject::connect(window.session(), &stagecraft::SynthesisSession::synthesisFailed, &window,
+                [](const QList<stagecraft::Diagnostic>& diagnostics) {
+                    for (const stagecraft::Diagnostic& d : diagnostics)
+                        std::fprintf(stderr, "%s\n", d.toString().c_str());
+                    QCoreApplication::exit(1);
+                });
+        }
+        QTimer::singleShot(180'000, &window, [] {
+            std::fprintf(stderr, "stagecraft-gui: no result within 180 s; no screenshot taken\n");
+            QCoreApplication::exit(1);
+        });
+    }
+    window.show();
+    return app->exec();
 }

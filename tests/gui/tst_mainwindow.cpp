@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+// MainWindow: an edit re-synthesizes after the debounce and the views follow; a failing edit keeps the last good
+// result on screen; files with errors open into the YAML tab; tabs are addressable by name.
+#include "config/configloader.h"
+#include "models/diagnosticmodel.h"
+#include "models/overviewmodel.h"
+#include "session/configdocument.h"
+#include "session/synthesissession.h"
+#include "synthesis/synthesis.h"
+#include "widgets/configeditor.h"
+#include "widgets/configform.h"
+#include "widgets/int64spinbox.h"
+#include "widgets/mainwindow.h"
+#include "widgets/overviewview.h"
+#include "widgets/reportview.h"
+
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace stagecraft;
+
+namespace {
+
+constexpr int kTimeoutMs = 60'000;
+
+Int64SpinBox* spin(const MainWindow& window, const char* key)
+{
+    auto* box = qobject_cast<Int64SpinBox*>(window.configEditor()->form()->fieldWidget(QString::fromLatin1(key)));
+    if (!box)
+        qFatal("no spin box for %s", key);
+    return box;
+}
+
+qint64 ranksOfClass0(const MainWindow& window)
+{
+    const OverviewModel* model = window.overviewView()->model();
+    return model->data(model->index(0, OverviewModel::RanksColumn), OverviewModel::RawValueRole).toLongLong();
+}
+
+} // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QCoreApplication::setOrganizationName(QStringLiteral("StagecraftTest"));
+    }
+
+    void opensPresetAndShowsResult()
+    {
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QVERIFY(window.newFromPreset(QStringLiteral("tiny")));
+        QVERIFY(shown.wait(kTimeoutMs));
+        QVERIFY(window.shownResult());
+        QCOMPARE(window.overviewView()->model()->result(), window.shownResult());
+        QCOMPARE(window.windowTitle(), QStringLiteral("tiny (preset)[*]"));
+        QVERIFY(!window.isWindowModified());
+        // The report tab shows the core's text report.
+        QVERIFY(!window.reportView()->textEdit()->toPlainText().isEmpty());
+        const auto status = window.findChild<QLabel*>(QStringLiteral("synthesisStatus"));
+        QVERIFY(status);
+        // tiny: dp = tp = pp = cp = 1, so 1 rank in 1 class.
+        QVERIFY2(
+            status->text().startsWith(QLatin1String("Synthesized 1 rank, 1 class in ")), qPrintable(status->text()));
+        QVERIFY(!window.findChild<QToolButton*>(QStringLiteral("cancelButton"))->isEnabled());
+    }
+
+    void editingTpChangesTheWorld_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<qint64>("value");
+        QTest::addColumn<qint64>("ranksPerClass");
+        QTest::addColumn<QString>("world");
+        // tiny has dp = tp = pp = cp = 1; ranks per class = dp * tp * cp (one class per pipeline stage).
+        QTest::newRow("tp 2") << QStringLiteral("parallelism.tp") << qint64(2) << qint64(2) << QStringLiteral("2 GPUs");
+        QTest::newRow("tp 4") << QStringLiteral("parallelism.tp") << qint64(4) << qint64(4) << QStringLiteral("4 GPUs");
+        QTest::newRow("dp 2") << QStringLiteral("parallelism.dp") << qint64(2) << qint64(2) << QStringLiteral("2 GPUs");
+        QTest::newRow("pp 2") << QStringLiteral("parallelism.pp") << qint64(2) << qint64(1) << QStringLiteral("2 GPUs");
+    }
+
+    void editingTpChangesTheWorld()
+    {
+        QFETCH(QString, key);
+        QFETCH(qint64, value);
+        QFETCH(qint64, ranksPerClass);
+        QFETCH(QString, world);
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QSignalSpy started(window.session(), &SynthesisSession::synthesisStarted);
+        window.newFromPreset(QStringLiteral("tiny"));
+        QVERIFY(shown.wait(kTimeoutMs));
+        QCOMPARE(ranksOfClass0(window), qint64(1));
+        started.clear();
+
+        QElapsedTimer clock;
+        clock.start();
+        spin(window, key.toLatin1().constData())->setValue(value);
+        QVERIFY(window.isWindowModified());
+        QCOMPARE(started.count(), 0); // debounced, not synchronous
+        QVERIFY(shown.wait(kTimeoutMs));
+        // Qt::CoarseTimer (QTimer's default) may fire up to 5 % early (QTimer docs, Qt::TimerType).
+        QVERIFY(clock.elapsed() >= window.synthesisDelayMs() * 95 / 100 - 1);
+        QCOMPARE(started.count(), 1);
+        QCOMPARE(ranksOfClass0(window), ranksPerClass);
+        QCOMPARE(window.overviewView()->figure(QStringLiteral("world")), world);
+        QCOMPARE(window.shownResult()->worldSize(), world.section(QLatin1Char(' '), 0, 0).toLongLong());
+    }
+
+    void failingEditKeepsLastGoodResult()
+    {
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QSignalSpy failed(window.session(), &SynthesisSession::synthesisFailed);
+        window.newFromPreset(QStringLiteral("tiny"));
+        QVERIFY(shown.wait(kTimeoutMs));
+        const auto good = window.shownResult();
+        auto* banner = window.overviewView()->findChild<QLabel*>(QStringLiteral("staleBanner"));
+        QVERIFY(banner);
+        QVERIFY(banner->isHidden());
+
+        spin(window, "parallelism.tp")->setValue(3); // tiny has 8 heads
+        QVERIFY(failed.wait(kTimeoutMs));
+        QCOMPARE(window.shownResult(), good);
+        QCOMPARE(window.overviewView()->model()->result(), good);
+        QCOMPARE(ranksOfClass0(window), qint64(1));
+        QVERIFY(!banner->isHidden());
+        const auto status = window.findChild<QLabel*>(QStringLiteral("synthesisStatus"));
+        QVERIFY2(status->text().contains(QLatin1String("tp=3 does not divide heads=8")), qPrintable(status->text()));
+
+        // Fixing the value brings a new result and hides the banner.
+        spin(window, "parallelism.tp")->setValue(2);
+        QVERIFY(shown.wait(kTimeoutMs));
+        QVERIFY(window.shownResult() != good);
+        QCOMPARE(ranksOfClass0(window), qint64(2));
+        QVERIFY(banner->isHidden());
+    }
+
+    void undoResynthesizes()
+    {
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        window.newFromPreset(QStringLiteral("tiny"));
+        QVERIFY(shown.wait(kTimeoutMs));
+        // global_batch 4 = micro_batch 2 * dp 2 * 1 micro-batch: dp 2 is the largest dp tiny allows.
+        spin(window, "parallelism.dp")->setValue(2);
+        QVERIFY(shown.wait(kTimeoutMs));
+        QCOMPARE(ranksOfClass0(window), qint64(2));
+        window.document()->undoStack()->undo();
+        QVERIFY(shown.wait(kTimeoutMs));
+        QCOMPARE(ranksOfClass0(window), qint64(1));
+        QVERIFY(!window.isWindowModified());
+    }
+
+    void opensFiles()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        window.newFromPreset(QStringLiteral("tiny"));
+        QVERIFY(shown.wait(kTimeoutMs));
+
+        // Save to a file and open it again.
+        const QString good = dir.filePath(QStringLiteral("good.yaml"));
+        QString error;
+        spin(window, "parallelism.tp")->setValue(2);
+        QVERIFY(window.document()->saveAs(good, &error));
+        QVERIFY(!window.isWindowModified());
+        QCOMPARE(window.windowTitle(), QStringLiteral("good.yaml[*]"));
+        MainWindow second(false);
+        QSignalSpy secondShown(&second, &MainWindow::resultShown);
+        QVERIFY(second.openConfigOrPreset(good));
+        QCOMPARE(second.document()->config().parallelism.tp, int64_t(2));
+        QVERIFY(secondShown.wait(kTimeoutMs));
+        QCOMPARE(ranksOfClass0(second), qint64(2));
+
+        // A file with an error opens into the YAML tab with the problem at its line; the config is kept.
+        const QString bad = dir.filePath(QStringLiteral("bad.yaml"));
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("name: bad\nmodel:\n  preset: tiny\ntraining:\n  global_batch: 4\n  micro_batch: 2\n"
+                   "parallelism:\n  tp: 3\n");
+        file.close();
+        const Config before = second.document()->config();
+        QVERIFY(second.openFile(bad));
+        QCOMPARE(second.document()->config(), before);
+        QCOMPARE(second.document()->filePath(), bad);
+        QVERIFY(second.isWindowModified());
+        QVERIFY(second.configEditor()->hasUnappliedText());
+        const DiagnosticModel* problems = second.configEditor()->diagnosticModel();
+        bool found = false;
+        for (int row = 0; row < problems->rowCount(); ++row) {
+            const QModelIndex index = problems->index(row);
+            if (index.data(DiagnosticModel::KeyPathRole).toString() == QLatin1String("parallelism.tp")) {
+                QCOMPARE(index.data(DiagnosticModel::LineRole).toInt(), 8); // "  tp: 3" is line 8
+                found = true;
+            }
+        }
+        QVERIFY(found);
+
+        // Neither a file nor a preset.
+        QVERIFY(!second.openConfigOrPreset(QStringLiteral("no-such-preset"), {}, &error));
+        QVERIFY2(error.contains(QLatin1String("tiny")), qPrintable(error)); // the message lists the presets
+    }
+
+    void brokenFileAtStartUp()
+    {
+        // Nothing loaded yet: the default preset stands in while the file's text waits to be fixed.
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("broken.yaml"));
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("name: broken\nmodel:\n  preset: tiny\n  heads: 7\ntraining:\n  global_batch: 4\n");
+        file.close();
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QVERIFY(window.openConfigOrPreset(bad));
+        QVERIFY(window.configEditor()->hasTextErrors());
+        QCOMPARE(window.document()->config(), *loadConfigOrPreset("default").config);
+        QVERIFY(shown.wait(kTimeoutMs));
+        QVERIFY(!window.overviewView()->findChild<QLabel*>(QStringLiteral("staleBanner"))->isHidden());
+        const auto status = window.findChild<QLabel*>(QStringLiteral("synthesisStatus"));
+        QVERIFY2(status->text().startsWith(QLatin1String("broken.yaml has errors")), qPrintable(status->text()));
+    }
+
+    void overrides()
+    {
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QString error;
+        QVERIFY(window.openConfigOrPreset(QStringLiteral("tiny"),
+            { QStringLiteral("parallelism.pp=2"), QStringLiteral("parallelism.tp=2") }, &error));
+        QVERIFY(shown.wait(kTimeoutMs));
+        // pp 2: two classes of tp 2 ranks each.
+        QCOMPARE(window.overviewView()->model()->rowCount(), 2);
+        QCOMPARE(ranksOfClass0(window), qint64(2));
+        // An override the validator rejects is an error naming the key, not a window with a broken config.
+        QVERIFY(!window.openConfigOrPreset(QStringLiteral("tiny"), { QStringLiteral("parallelism.tp=3") }, &error));
+        QVERIFY2(error.contains(QLatin1String("parallelism.tp")), qPrintable(error));
+        QCOMPARE(window.document()->config().parallelism.tp, int64_t(2));
+    }
+
+    void tabsByName()
+    {
+        MainWindow window(false);
+        QCOMPARE(window.tabNames(), (QStringList { QStringLiteral("overview"), QStringLiteral("report") }));
+        QVERIFY(window.showTab(QStringLiteral("report")));
+        QVERIFY(window.showTab(QStringLiteral("Overview")));
+        QVERIFY(!window.showTab(QStringLiteral("nonsense")));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

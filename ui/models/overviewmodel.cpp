@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+#include "models/overviewmodel.h"
+
+#include "models/formatting.h"
+#include "synthesis/synthesis.h"
+
+namespace stagecraft {
+
+namespace {
+
+    int collectiveIndex(int column)
+    {
+        switch (column) {
+        case OverviewModel::AllReduceColumn:
+            return static_cast<int>(CollectiveType::AllReduce);
+        case OverviewModel::AllGatherColumn:
+            return static_cast<int>(CollectiveType::AllGather);
+        case OverviewModel::ReduceScatterColumn:
+            return static_cast<int>(CollectiveType::ReduceScatter);
+        case OverviewModel::AllToAllColumn:
+            return static_cast<int>(CollectiveType::AllToAll);
+        default:
+            return -1;
+        }
+    }
+
+    bool isBytesColumn(int column)
+    {
+        return collectiveIndex(column) >= 0 || column == OverviewModel::SendColumn
+            || column == OverviewModel::RecvColumn || column == OverviewModel::PeakMemoryColumn;
+    }
+
+} // namespace
+
+OverviewModel::OverviewModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+OverviewModel::~OverviewModel() = default;
+
+void OverviewModel::setResult(std::shared_ptr<const SynthesisResult> result)
+{
+    beginResetModel();
+    m_result = std::move(result);
+    endResetModel();
+}
+
+const std::shared_ptr<const SynthesisResult>& OverviewModel::result() const
+{
+    return m_result;
+}
+
+int OverviewModel::rowCount(const QModelIndex& parent) const
+{
+    if (parent.isValid() || !m_result)
+        return 0;
+    return static_cast<int>(m_result->summaries.size());
+}
+
+int OverviewModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant OverviewModel::rawValue(int row, int column) const
+{
+    const ClassSummary& s = m_result->summaries[static_cast<size_t>(row)];
+    if (const int type = collectiveIndex(column); type >= 0)
+        return QVariant::fromValue<qint64>(s.collectiveBytes[static_cast<size_t>(type)]);
+    switch (column) {
+    case StageColumn:
+        return QVariant::fromValue<qint64>(s.stage);
+    case RanksColumn:
+        return QVariant::fromValue<qint64>(s.ranks);
+    case ExampleRankColumn:
+        return QVariant::fromValue<qint64>(s.exampleRank.value);
+    case ComputeColumn:
+        return QVariant::fromValue<qint64>(s.flops);
+    case NodesColumn:
+        return QVariant::fromValue<qint64>(s.nodes);
+    case SendColumn:
+        return QVariant::fromValue<qint64>(s.sendBytes);
+    case RecvColumn:
+        return QVariant::fromValue<qint64>(s.recvBytes);
+    case PeakMemoryColumn:
+        // 0 until the memory analysis fills the summary: shown as a dash, not as "0 B".
+        return s.peakBytes > 0 ? QVariant::fromValue<qint64>(s.peakBytes) : QVariant();
+    default:
+        return {};
+    }
+}
+
+QString OverviewModel::displayText(int row, int column) const
+{
+    const QVariant raw = rawValue(row, column);
+    if (!raw.isValid())
+        return QStringLiteral("\u2014");
+    const qint64 value = raw.toLongLong();
+    if (isBytesColumn(column))
+        return formatByteCount(static_cast<double>(value));
+    switch (column) {
+    case ComputeColumn:
+        return formatFlopCount(static_cast<double>(value));
+    case StageColumn:
+    case ExampleRankColumn:
+        return QString::number(value);
+    default:
+        return formatExact(value);
+    }
+}
+
+QVariant OverviewModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_result)
+        return {};
+    const int row = index.row();
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+        return displayText(row, column);
+    case SortRole:
+    case RawValueRole:
+        return rawValue(row, column);
+    case ClassRole:
+        return row;
+    case Qt::TextAlignmentRole:
+        return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
+    case Qt::ToolTipRole: {
+        const QVariant raw = rawValue(row, column);
+        if (!raw.isValid())
+            return column == PeakMemoryColumn ? tr("Peak memory per rank is not computed yet.") : QVariant();
+        if (column == PeakMemoryColumn) {
+            const ClassSummary& s = m_result->summaries[static_cast<size_t>(row)];
+            return tr("Peak %1 bytes per rank\nweights %2, gradients %3, optimizer %4, activations peak %5")
+                .arg(formatExact(s.peakBytes), formatByteCount(double(s.weightBytes)),
+                    formatByteCount(double(s.gradientBytes)), formatByteCount(double(s.optimizerBytes)),
+                    formatByteCount(double(s.activationPeakBytes)));
+        }
+        if (isBytesColumn(column))
+            return tr("%1 bytes per rank per iteration").arg(formatExact(raw.toLongLong()));
+        if (column == ComputeColumn)
+            return tr("%1 FLOP per rank per iteration").arg(formatExact(raw.toLongLong()));
+        return formatExact(raw.toLongLong());
+    }
+    default:
+        return {};
+    }
+}
+
+QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case StageColumn:
+            return tr("Stage");
+        case RanksColumn:
+            return tr("Ranks");
+        case ExampleRankColumn:
+            return tr("Example");
+        case ComputeColumn:
+            return tr("Compute");
+        case NodesColumn:
+            return tr("Nodes");
+        case AllReduceColumn:
+            return tr("All-reduce");
+        case AllGatherColumn:
+            return tr("All-gather");
+        case ReduceScatterColumn:
+            return tr("Reduce-scatter");
+        case AllToAllColumn:
+            return tr("All-to-all");
+        case SendColumn:
+            return tr("Send");
+        case RecvColumn:
+            return tr("Recv");
+        case PeakMemoryColumn:
+            return tr("Peak memory");
+        }
+    } else if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case StageColumn:
+            return tr("Pipeline stage of the rank class; every rank of a class runs the same program");
+        case RanksColumn:
+            return tr("Number of ranks in the class");
+        case ExampleRankColumn:
+            return tr("Example rank: the lowest rank of the class");
+        case ComputeColumn:
+            return tr("FLOPs of all compute nodes of one rank in one iteration");
+        case NodesColumn:
+            return tr("Nodes in the class's program (compute, collectives, send and receive)");
+        case SendColumn:
+        case RecvColumn:
+            return tr("Pipeline point-to-point bytes per rank per iteration");
+        case PeakMemoryColumn:
+            return tr("Peak memory per rank over the iteration (weights, gradients, optimizer state, activations)");
+        default:
+            return tr("Bytes per rank per iteration of this collective type (sum of comm_size)");
+        }
+    } else if (role == Qt::TextAlignmentRole) {
+        return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
+    }
+    return {};
+}
+
+} // namespace stagecraft

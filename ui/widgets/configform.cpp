@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/configform.h"
+
+#include "config/configvalidator.h"
+#include "estimate/gpuspec.h"
+#include "widgets/int64spinbox.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QScrollArea>
+#include <QStyle>
+#include <QVBoxLayout>
+#include <tuple>
+
+namespace stagecraft {
+
+namespace {
+
+    enum class FieldKind
+    {
+        Integer,
+        Choice,
+        Flag,
+        Text
+    };
+
+    constexpr qint64 kMaxSize = qint64(1) << 40;
+
+    /// How one YAML key is shown and edited. Values travel as qint64: counts, enum indices, 0/1 for flags.
+    struct FieldSpec
+    {
+        QString keyPath;
+        QString label;
+        QString help;
+        FieldKind kind = FieldKind::Integer;
+        qint64 minimum = 1;
+        qint64 maximum = kMaxSize;
+        qint64 step = 1; ///< 0: double and halve
+        bool moeOnly = false; ///< row shown only for family moe (or when the value is set)
+        QStringList choices; ///< Choice: the YAML spellings, value = index
+        QStringList suggestions; ///< Text: offered values
+        std::function<qint64(const Config&)> get;
+        std::function<void(Config&, qint64)> set;
+        std::function<QString(const Config&)> getText;
+        std::function<void(Config&, const QString&)> setText;
+    };
+
+    /// A field bound to `(config.*section).*member`.
+    template <typename Section, typename T>
+    FieldSpec bound(QString keyPath, QString label, QString help, Section Config::*section, T Section::*member)
+    {
+        FieldSpec spec;
+        spec.keyPath = std::move(keyPath);
+        spec.label = std::move(label);
+        spec.help = std::move(help);
+        spec.get = [section, member](const Config& c) { return static_cast<qint64>(c.*section.*member); };
+        spec.set = [section, member](Config& c, qint64 v) { (c.*section).*member = static_cast<T>(v); };
+        if constexpr (std::is_same_v<T, bool>) {
+            spec.kind = FieldKind::Flag;
+        } else if constexpr (std::is_enum_v<T>) {
+            spec.kind = FieldKind::Choice;
+        }
+        return spec;
+    }
+
+    FieldSpec integer(FieldSpec spec, qint64 minimum, qint64 maximum, qint64 step)
+    {
+        spec.minimum = minimum;
+        spec.maximum = maximum;
+        spec.step = step;
+        return spec;
+    }
+
+    FieldSpec doubling(FieldSpec spec, qint64 maximum = kMaxSize)
+    {
+        return integer(std::move(spec), 1, maximum, 0);
+    }
+
+    FieldSpec moe(FieldSpec spec)
+    {
+        spec.moeOnly = true;
+        spec.minimum = 0;
+        return spec;
+    }
+
+    template <typename Enum, int Count> QStringList enumChoices()
+    {
+        QStringList choices;
+        for (int i = 0; i < Count; ++i)
+            choices << QString::fromLatin1(toString(static_cast<Enum>(i)));
+        return choices;
+    }
+
+    template <typename Enum, int Count> FieldSpec choice(FieldSpec spec)
+    {
+        spec.kind = FieldKind::Choice;
+        spec.choices = enumChoices<Enum, Count>();
+        return spec;
+    }
+
+    struct Group
+    {
+        QString title;
+        std::vector<FieldSpec> fields;
+    };
+
+    std::vector<Group> formGroups()
+    {
+        using C = Config;
+        const qint64 maxDegree = kMaxWorldSize;
+        std::vector<Group> groups;
+
+        Group model { QObject::tr("Model"), {} };
+        model.fields.push_back(choice<Family, 3>(bound(QStringLiteral("model.family"), QObject::tr("Family"),
+            QObject::tr("gpt (multi-head attention, GELU MLP), llama (GQA, SwiGLU), moe (llama with routed experts)"),
+            &C::model, &ModelConfig::family)));
+        model.fields.push_back(integer(bound(QStringLiteral("model.layers"), QObject::tr("Layers"),
+                                           QObject::tr("Transformer blocks"), &C::model, &ModelConfig::layers),
+            1, 100000, 1));
+        model.fields.push_back(integer(bound(QStringLiteral("model.hidden"), QObject::tr("Hidden"),
+                                           QObject::tr("Model width (elements)"), &C::model, &ModelConfig::hidden),
+            1, kMaxSize, 256));
+        model.fields.push_back(integer(bound(QStringLiteral("model.ffn_hidden"), QObject::tr("FFN hidden"),
+                                           QObject::tr("Inner size of the MLP"), &C::model, &ModelConfig::ffnHidden),
+            1, kMaxSize, 256));
+        model.fields.push_back(integer(bound(QStringLiteral("model.heads"), QObject::tr("Heads"),
+                                           QObject::tr("Attention (query) heads"), &C::model, &ModelConfig::heads),
+            1, 1 << 20, 1));
+        model.fields.push_back(
+            integer(bound(QStringLiteral("model.kv_heads"), QObject::tr("KV heads"),
+                        QObject::tr("Key/value heads (GQA); equal to heads for gpt"), &C::model, &ModelConfig::kvHeads),
+                1, 1 << 20, 1));
+        model.fields.push_back(integer(bound(QStringLiteral("model.vocab"), QObject::tr("Vocabulary"),
+                                           QObject::tr("Vocabulary size (tokens)"), &C::model, &ModelConfig::vocab),
+            1, kMaxSize, 128));
+        model.fields.push_back(doubling(bound(QStringLiteral("model.seq_len"), QObject::tr("Sequence length"),
+            QObject::tr("Tokens per sequence"), &C::model, &ModelConfig::seqLen)));
+        model.fields.push_back(moe(doubling(bound(QStringLiteral("model.experts"), QObject::tr("Experts"),
+            QObject::tr("Routed experts per layer (moe only)"), &C::model, &ModelConfig::experts))));
+        model.fields.push_back(
+            moe(integer(bound(QStringLiteral("model.top_k"), QObject::tr("Top-k"),
+                            QObject::tr("Experts each token is routed to (moe only)"), &C::model, &ModelConfig::topK),
+                0, 1 << 20, 1)));
+        model.fields.push_back(
+            moe(integer(bound(QStringLiteral("model.expert_ffn_hidden"), QObject::tr("Expert FFN hidden"),
+                            QObject::tr("Inner MLP size of each routed expert (moe only)"), &C::model,
+                            &ModelConfig::expertFfnHidden),
+                0, kMaxSize, 256)));
+        model.fields.push_back(
+            moe(integer(bound(QStringLiteral("model.shared_expert_ffn_hidden"), QObject::tr("Shared expert FFN"),
+                            QObject::tr("Inner MLP size of the always-on shared expert; 0 = none"), &C::model,
+                            &ModelConfig::sharedExpertFfnHidden),
+                0, kMaxSize, 256)));
+        model.fields.push_back(bound(QStringLiteral("model.causal_mask"), QObject::tr("Causal mask"),
+            QObject::tr("Attention FLOPs of a causal kernel (half the S\u00d7S work)"), &C::model,
+            &ModelConfig::causalMask));
+        model.fields.push_back(bound(QStringLiteral("model.tied_embeddings"), QObject::tr("Tied embeddings"),
+            QObject::tr("The output head shares the input embedding matrix"), &C::model, &ModelConfig::tiedEmbeddings));
+        groups.push_back(std::move(model));
+
+        Group training { QObject::tr("Training"), {} };
+        training.fields.push_back(doubling(bound(QStringLiteral("training.global_batch"), QObject::tr("Global batch"),
+            QObject::tr("Sequences per iteration over all data-parallel replicas"), &C::training,
+            &TrainingConfig::globalBatch)));
+        training.fields.push_back(doubling(bound(QStringLiteral("training.micro_batch"), QObject::tr("Micro-batch"),
+            QObject::tr("Sequences per micro-batch per data-parallel replica"), &C::training,
+            &TrainingConfig::microBatch)));
+        training.fields.push_back(choice<Precision, 3>(bound(QStringLiteral("training.precision"),
+            QObject::tr("Precision"), QObject::tr("16-bit means mixed precision with fp32 master weights"),
+            &C::training, &TrainingConfig::precision)));
+        training.fields.push_back(choice<Recompute, 3>(bound(QStringLiteral("training.recompute"),
+            QObject::tr("Recompute"), QObject::tr("Activation recomputation: none, selective (attention) or full"),
+            &C::training, &TrainingConfig::recompute)));
+        groups.push_back(std::move(training));
+
+        Group parallelism { QObject::tr("Parallelism"), {} };
+        const auto degree = [&](const char* key, QString label, QString help, int64_t ParallelismConfig::*member) {
+            return doubling(
+                bound(QString::fromLatin1(key), std::move(label), std::move(help), &C::parallelism, member), maxDegree);
+        };
+        parallelism.fields.push_back(degree("parallelism.dp", QObject::tr("Data (dp)"),
+            QObject::tr("Data-parallel replicas (includes ep)"), &ParallelismConfig::dp));
+        parallelism.fields.push_back(degree("parallelism.tp", QObject::tr("Tensor (tp)"),
+            QObject::tr("Tensor-parallel degree; divides heads, kv_heads and ffn_hidden"), &ParallelismConfig::tp));
+        parallelism.fields.push_back(degree("parallelism.pp", QObject::tr("Pipeline (pp)"),
+            QObject::tr("Pipeline stages; each rank class is one stage"), &ParallelismConfig::pp));
+        parallelism.fields.push_back(degree("parallelism.cp", QObject::tr("Context (cp)"),
+            QObject::tr("Context-parallel degree; divides seq_len"), &ParallelismConfig::cp));
+        parallelism.fields.push_back(degree("parallelism.ep", QObject::tr("Expert (ep)"),
+            QObject::tr("Expert-parallel degree, carved out of dp (ep divides dp)"), &ParallelismConfig::ep));
+        parallelism.fields.push_back(bound(QStringLiteral("parallelism.sequence_parallel"),
+            QObject::tr("Sequence parallel"), QObject::tr("Megatron sequence parallelism alongside tp"),
+            &C::parallelism, &ParallelismConfig::sequenceParallel));
+        FieldSpec zero = bound(QStringLiteral("parallelism.zero"), QObject::tr("ZeRO stage"),
+            QObject::tr("Sharding of optimizer state (1), gradients (2) and weights (3, FSDP) over dp"),
+            &C::parallelism, &ParallelismConfig::zero);
+        zero.kind = FieldKind::Choice;
+        zero.choices = QStringList { QObject::tr("0 \u2014 none"), QObject::tr("1 \u2014 optimizer state"),
+            QObject::tr("2 \u2014 + gradients"), QObject::tr("3 \u2014 + weights (FSDP)") };
+        parallelism.fields.push_back(std::move(zero));
+        parallelism.fields.push_back(choice<Schedule, 3>(bound(QStringLiteral("parallelism.schedule"),
+            QObject::tr("Schedule"), QObject::tr("Pipeline schedule: gpipe, 1f1b or interleaved 1f1b"), &C::parallelism,
+            &ParallelismConfig::schedule)));
+        parallelism.fields.push_back(
+            integer(bound(QStringLiteral("parallelism.virtual_stages"), QObject::tr("Virtual stages"),
+                        QObject::tr("Model chunks per pipeline stage (interleaved only)"), &C::parallelism,
+                        &ParallelismConfig::virtualStages),
+                1, 1024, 1));
+        groups.push_back(std::move(parallelism));
+
+        Group cluster { QObject::tr("Cluster"), {} };
+        FieldSpec gpu;
+        gpu.keyPath = QStringLiteral("cluster.gpu");
+        gpu.label = QObject::tr("GPU");
+        gpu.help = QObject::tr("GPU model used by the step-time estimate");
+        gpu.kind = FieldKind::Text;
+        for (const std::string& name : gpuPresetNames())
+            gpu.suggestions << QString::fromStdString(name);
+        gpu.getText = [](const Config& c) { return QString::fromStdString(c.cluster.gpu); };
+        gpu.setText = [](Config& c, const QString& text) { c.cluster.gpu = text.trimmed().toStdString(); };
+        cluster.fields.push_back(std::move(gpu));
+        cluster.fields.push_back(doubling(
+            bound(QStringLiteral("cluster.gpus_per_node"), QObject::tr("GPUs per node"),
+                QObject::tr("GPUs sharing the fast intra-node link"), &C::cluster, &ClusterConfig::gpusPerNode),
+            1 << 16));
+        groups.push_back(std::move(cluster));
+        return groups;
+    }
+
+    void setSeverity(QWidget* widget, const char* severity)
+    {
+        if (widget->property("severity").toString() == QLatin1String(severity))
+            return;
+        widget->setProperty("severity", QString::fromLatin1(severity));
+        widget->style()->unpolish(widget);
+        widget->style()->polish(widget);
+        widget->update();
+    }
+
+} // namespace
+
+struct ConfigForm::Field
+{
+    FieldSpec spec;
+    QWidget* widget = nullptr;
+    QFormLayout* layout = nullptr;
+    QString baseToolTip;
+};
+
+ConfigForm::ConfigForm(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* content = new QWidget(scroll);
+    content->setObjectName(QStringLiteral("configFormContent"));
+    auto* contentLayout = new QVBoxLayout(content);
+    contentLayout->setContentsMargins(6, 6, 6, 6);
+    contentLayout->setSpacing(8);
+
+    for (Group& group : formGroups()) {
+        auto* box = new QGroupBox(group.title, content);
+        auto* form = new QFormLayout(box);
+        form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+        form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        form->setHorizontalSpacing(10);
+        form->setVerticalSpacing(4);
+        for (FieldSpec& spec : group.fields)
+            addField(form, Field { std::move(spec), nullptr, form, {} });
+        contentLayout->addWidget(box);
+    }
+    contentLayout->addStretch(1);
+    scroll->setWidget(content);
+
+    // One label column width for all groups, so the fields of every group line up.
+    int labelWidth = 0;
+    const QList<QLabel*> labels = content->findChildren<QLabel*>();
+    for (const QLabel* label : labels)
+        labelWidth = std::max(labelWidth, label->sizeHint().width());
+    for (QLabel* label : labels)
+        label->setMinimumWidth(labelWidth);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(scroll);
+
+    // A marked field gets a coloured border and background. A border on a spin box replaces the native frame,
+    // so its buttons and arrows are styled here too.
+    QString styleSheet;
+    for (const auto& [severity, border, background] :
+        { std::tuple { "error", "#c62828", "#fdecea" }, std::tuple { "warning", "#e68a00", "#fff4de" } }) {
+        const QString box = QStringLiteral("QAbstractSpinBox[severity=\"%1\"]").arg(QLatin1String(severity));
+        styleSheet += box
+            + QStringLiteral(", QComboBox[severity=\"%1\"] { border: 1px solid %2; border-radius: 3px;"
+                             " background: %3; padding: 2px 3px; }")
+                  .arg(QLatin1String(severity), QLatin1String(border), QLatin1String(background));
+        styleSheet += box
+            + QStringLiteral("::up-button { subcontrol-origin: border; subcontrol-position: top right; width: 16px;"
+                             " border: none; }");
+        styleSheet += box
+            + QStringLiteral("::down-button { subcontrol-origin: border; subcontrol-position: bottom right;"
+                             " width: 16px; border: none; }");
+        styleSheet += box + QStringLiteral("::up-button:hover, ") + box
+            + QStringLiteral("::down-button:hover { background: rgba(0, 0, 0, 0.06); }");
+        styleSheet += box + QStringLiteral("::up-arrow { image: url(:/icons/spin-up.png); width: 8px; height: 5px; }");
+        styleSheet +=
+            box + QStringLiteral("::down-arrow { image: url(:/icons/spin-down.png); width: 8px; height: 5px; }");
+        styleSheet +=
+            box + QStringLiteral("::up-arrow:off, ") + box + QStringLiteral("::down-arrow:off { image: none; }");
+        styleSheet += QStringLiteral("QCheckBox[severity=\"%1\"] { color: %2; }")
+                          .arg(QLatin1String(severity), QLatin1String(border));
+    }
+    setStyleSheet(styleSheet);
+    setConfig(m_config);
+}
+
+ConfigForm::~ConfigForm() = default;
+
+void ConfigForm::addField(QFormLayout* layout, Field field)
+{
+    const int id = static_cast<int>(m_fields.size());
+    const FieldSpec& spec = field.spec;
+    QWidget* widget = nullptr;
+    switch (spec.kind) {
+    case FieldKind::Integer: {
+        auto* spin = new Int64SpinBox(layout->parentWidget());
+        spin->setRange(spec.minimum, spec.maximum);
+        if (spec.step == 0)
+            spin->setStepMode(Int64SpinBox::StepMode::Doubling);
+        else
+            spin->setSingleStep(spec.step);
+        connect(spin, &Int64SpinBox::valueChanged, this,
+            [this, id](qint64 value) { onEdited(id, value, QString::number(value)); });
+        widget = spin;
+        break;
+    }
+    case FieldKind::Choice: {
+        auto* combo = new QComboBox(layout->parentWidget());
+        combo->addItems(spec.choices);
+        connect(combo, &QComboBox::currentIndexChanged, this, [this, id, combo](int index) {
+            if (index >= 0)
+                onEdited(id, index, combo->itemText(index));
+        });
+        widget = combo;
+        break;
+    }
+    case FieldKind::Flag: {
+        auto* check = new QCheckBox(layout->parentWidget());
+        connect(check, &QCheckBox::toggled, this,
+            [this, id](bool on) { onEdited(id, on ? 1 : 0, on ? QStringLiteral("true") : QStringLiteral("false")); });
+        widget = check;
+        break;
+    }
+    case FieldKind::Text: {
+        auto* combo = new QComboBox(layout->parentWidget());
+        combo->setEditable(true);
+        combo->setInsertPolicy(QComboBox::NoInsert);
+        combo->addItems(spec.suggestions);
+        connect(
+            combo, &QComboBox::currentTextChanged, this, [this, id](const QString& text) { onEdited(id, 0, text); });
+        widget = combo;
+        break;
+    }
+    }
+    widget->setObjectName(spec.keyPath);
+    field.baseToolTip = QStringLiteral("<b>%1</b><br>%2").arg(spec.keyPath.toHtmlEscaped(), spec.help.toHtmlEscaped());
+    widget->setToolTip(field.baseToolTip);
+    widget->setProperty("severity", QString());
+    auto* label = new QLabel(spec.label, layout->parentWidget());
+    label->setBuddy(widget);
+    label->setToolTip(field.baseToolTip);
+    layout->addRow(label, widget);
+    field.widget = widget;
+    m_fieldByKey.insert(spec.keyPath, id);
+    m_fields.push_back(std::move(field));
+}
+
+void ConfigForm::setConfig(const Config& config)
+{
+    m_config = config;
+    for (Field& field : m_fields) {
+        const QSignalBlocker blocker(field.widget);
+        switch (field.spec.kind) {
+        case FieldKind::Integer: {
+            auto* spin = static_cast<Int64SpinBox*>(field.widget);
+            const qint64 value = field.spec.get(config);
+            if (spin->value() != value)
+                spin->setValue(value);
+            break;
+        }
+        case FieldKind::Choice:
+            static_cast<QComboBox*>(field.widget)->setCurrentIndex(static_cast<int>(field.spec.get(config)));
+            break;
+        case FieldKind::Flag:
+            static_cast<QCheckBox*>(field.widget)->setChecked(field.spec.get(config) != 0);
+            break;
+        case FieldKind::Text: {
+            auto* combo = static_cast<QComboBox*>(field.widget);
+            const QString text = field.spec.getText(config);
+            if (combo->currentText() != text)
+                combo->setCurrentText(text);
+            break;
+        }
+        }
+    }
+    updateRowVisibility();
+}
+
+void ConfigForm::updateRowVisibility()
+{
+    const bool isMoe = m_config.model.family == Family::Moe;
+    for (const Field& field : m_fields) {
+        if (!field.spec.moeOnly)
+            continue;
+        // Shown for moe, and for other families only while the value is set (it is then an error to fix).
+        field.layout->setRowVisible(field.widget, isMoe || field.spec.get(m_config) != 0);
+    }
+}
+
+void ConfigForm::onEdited(int fieldId, qint64 value, const QString& text)
+{
+    const FieldSpec& spec = m_fields[static_cast<size_t>(fieldId)].spec;
+    Config config = m_config;
+    if (spec.kind == FieldKind::Text)
+        spec.setText(config, text);
+    else
+        spec.set(config, value);
+    if (config == m_config)
+        return;
+    m_config = config;
+    updateRowVisibility();
+    Q_EMIT fieldEdited(config, tr("Set %1 to %2").arg(spec.keyPath, text), fieldId);
+}
+
+void ConfigForm::setDiagnostics(const QList<Diagnostic>& diagnostics)
+{
+    QHash<int, QStringList> messages;
+    QHash<int, Severity> severity;
+    for (const Diagnostic& d : diagnostics) {
+        const auto it = m_fieldByKey.constFind(QString::fromStdString(d.keyPath));
+        if (it == m_fieldByKey.cend())
+            continue;
+        messages[*it] << QString::fromStdString(d.message);
+        if (!severity.contains(*it) || static_cast<int>(d.severity) < static_cast<int>(severity[*it]))
+            severity[*it] = d.severity;
+    }
+    for (int id = 0; id < static_cast<int>(m_fields.size()); ++id) {
+        Field& field = m_fields[static_cast<size_t>(id)];
+        if (!messages.contains(id)) {
+            setSeverity(field.widget, "");
+            field.widget->setToolTip(field.baseToolTip);
+            continue;
+        }
+        const bool error = severity[id] == Severity::Error;
+        setSeverity(field.widget, error ? "error" : "warning");
+        QString tip = field.baseToolTip + QStringLiteral("<hr>");
+        for (const QString& message : std::as_const(messages[id]))
+            tip += QStringLiteral("<p style=\"color:%1\">%2</p>")
+                       .arg(error ? QStringLiteral("#c62828") : QStringLiteral("#a86400"), message.toHtmlEscaped());
+        field.widget->setToolTip(tip);
+    }
+}
+
+QWidget* ConfigForm::fieldWidget(const QString& keyPath) const
+{
+    const auto it = m_fieldByKey.constFind(keyPath);
+    return it == m_fieldByKey.cend() ? nullptr : m_fields[static_cast<size_t>(*it)].widget;
+}
+
+bool ConfigForm::setFieldText(const QString& keyPath, const QString& text)
+{
+    const auto it = m_fieldByKey.constFind(keyPath);
+    if (it == m_fieldByKey.cend())
+        return false;
+    const Field& field = m_fields[static_cast<size_t>(*it)];
+    switch (field.spec.kind) {
+    case FieldKind::Integer: {
+        auto* spin = static_cast<Int64SpinBox*>(field.widget);
+        bool ok = false;
+        const qint64 value = text.toLongLong(&ok);
+        if (!ok || value < spin->minimum() || value > spin->maximum())
+            return false;
+        spin->setValue(value);
+        return true;
+    }
+    case FieldKind::Choice: {
+        auto* combo = static_cast<QComboBox*>(field.widget);
+        int index = combo->findText(text);
+        for (int i = 0; index < 0 && i < combo->count(); ++i) {
+            if (combo->itemText(i).section(QLatin1Char(' '), 0, 0) == text) // "1 — optimizer state" for 1
+                index = i;
+        }
+        if (index < 0)
+            return false;
+        combo->setCurrentIndex(index);
+        return true;
+    }
+    case FieldKind::Flag: {
+        if (text != QLatin1String("true") && text != QLatin1String("false"))
+            return false;
+        static_cast<QCheckBox*>(field.widget)->setChecked(text == QLatin1String("true"));
+        return true;
+    }
+    case FieldKind::Text:
+        static_cast<QComboBox*>(field.widget)->setCurrentText(text);
+        return true;
+    }
+    return false;
+}
+
+bool ConfigForm::focusField(const QString& keyPath)
+{
+    QWidget* widget = fieldWidget(keyPath);
+    if (!widget || !widget->isVisibleTo(this))
+        return false;
+    if (auto* scroll = findChild<QScrollArea*>())
+        scroll->ensureWidgetVisible(widget);
+    widget->setFocus(Qt::OtherFocusReason);
+    return true;
+}
+
+} // namespace stagecraft

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "config/config.h"
+#include "config/diagnostic.h"
+
+#include <QHash>
+#include <QList>
+#include <QWidget>
+#include <functional>
+#include <vector>
+
+class QFormLayout;
+
+namespace stagecraft {
+
+/// The config as form fields grouped like the YAML (model, training, parallelism, cluster). Each field is bound to
+/// its YAML key; a user edit emits fieldEdited() with the whole edited config, and problems reported for a key are
+/// marked on its field (dynamic property "severity" = "error"/"warning", styled red/amber, message as tooltip).
+class ConfigForm : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ConfigForm(QWidget* parent = nullptr);
+    ~ConfigForm() override;
+
+    /// Shows `config` in the fields without emitting fieldEdited().
+    void setConfig(const Config& config);
+    /// Marks the fields named by the diagnostics' key paths and clears the marks of all others.
+    void setDiagnostics(const QList<Diagnostic>& diagnostics);
+
+    /// The editor widget of YAML key `keyPath` ("parallelism.tp"), or null when the form has no such field.
+    QWidget* fieldWidget(const QString& keyPath) const;
+    /// Sets the field of `keyPath` from its text form ("4", "moe", "true") as if the user had typed it, so the edit
+    /// is emitted. False when there is no such field or the text is not one of its values.
+    bool setFieldText(const QString& keyPath, const QString& text);
+    /// Scrolls to and focuses the field of `keyPath`; false when there is none.
+    bool focusField(const QString& keyPath);
+
+Q_SIGNALS:
+    /// The user changed field `fieldId` (stable for the session, >= 0); `config` is the config with that change.
+    void fieldEdited(const stagecraft::Config& config, const QString& description, int fieldId);
+
+private:
+    struct Field;
+    void addField(QFormLayout* layout, Field field);
+    void onEdited(int fieldId, qint64 value, const QString& text);
+    void updateRowVisibility();
+
+    std::vector<Field> m_fields;
+    QHash<QString, int> m_fieldByKey;
+    Config m_config;
+};
+
+} // namespace stagecraft

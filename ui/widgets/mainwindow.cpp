@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/mainwindow.h"
+
+#include "app/recentfiles.h"
+#include "config/configloader.h"
+#include "config/presets.h"
+#include "models/formatting.h"
+#include "session/configdocument.h"
+#include "session/synthesissession.h"
+#include "synthesis/synthesis.h"
+#include "version.h"
+#include "widgets/configeditor.h"
+#include "widgets/overviewview.h"
+#include "widgets/reportview.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolButton>
+#include <QUndoStack>
+#include <algorithm>
+
+namespace stagecraft {
+
+namespace {
+
+    constexpr int kSynthesisDelayMs = 150;
+
+    bool isConfigFile(const QUrl& url)
+    {
+        if (!url.isLocalFile())
+            return false;
+        const QString suffix = QFileInfo(url.toLocalFile()).suffix().toLower();
+        return suffix == QLatin1String("yaml") || suffix == QLatin1String("yml");
+    }
+
+    QString firstError(const QList<Diagnostic>& diagnostics)
+    {
+        for (const Diagnostic& d : diagnostics) {
+            if (d.severity == Severity::Error) {
+                QString text = QString::fromStdString(d.message);
+                if (!d.keyPath.empty())
+                    text = QString::fromStdString(d.keyPath) + QStringLiteral(": ") + text;
+                return text;
+            }
+        }
+        return {};
+    }
+
+} // namespace
+
+MainWindow::MainWindow(bool persistSettings, QWidget* parent)
+    : QMainWindow(parent)
+    , m_persistSettings(persistSettings)
+    , m_document(new ConfigDocument(this))
+    , m_session(new SynthesisSession(this))
+    , m_recentFiles(new RecentFiles(persistSettings, this))
+    , m_editor(new ConfigEditor(m_document, this))
+    , m_configDock(new QDockWidget(tr("Configuration"), this))
+    , m_tabs(new QTabWidget(this))
+    , m_overview(new OverviewView(this))
+    , m_report(new ReportView(this))
+    , m_synthesisTimer(new QTimer(this))
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    setAcceptDrops(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+
+    m_configDock->setObjectName(QStringLiteral("configDock"));
+    m_configDock->setWidget(m_editor);
+    m_configDock->setFeatures(
+        QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
+    addDockWidget(Qt::LeftDockWidgetArea, m_configDock);
+    resizeDocks({ m_configDock }, { 360 }, Qt::Horizontal);
+
+    m_tabs->setObjectName(QStringLiteral("viewTabs"));
+    m_tabs->setDocumentMode(true);
+    setCentralWidget(m_tabs);
+
+    createStatusBar();
+    createMenus();
+    addResultView(m_overview, tr("Overview"), QStringLiteral("overview"));
+    addResultView(m_report, tr("Report"), QStringLiteral("report"));
+
+    m_synthesisTimer->setSingleShot(true);
+    m_synthesisTimer->setInterval(kSynthesisDelayMs);
+    connect(m_synthesisTimer, &QTimer::timeout, this, &MainWindow::startSynthesis);
+    connect(m_document, &ConfigDocument::configChanged, m_synthesisTimer, qOverload<>(&QTimer::start));
+    connect(m_document, &ConfigDocument::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &ConfigDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_editor, &ConfigEditor::statusMessage, this, [this](const QString& text) { setStatus(text, true); });
+
+    connect(m_session, &SynthesisSession::synthesisStarted, this, &MainWindow::onSynthesisStarted);
+    connect(m_session, &SynthesisSession::progressChanged, this, &MainWindow::onProgress);
+    connect(m_session, &SynthesisSession::synthesisFinished, this, &MainWindow::onResult);
+    connect(m_session, &SynthesisSession::synthesisFailed, this, &MainWindow::onFailure);
+    connect(m_session, &SynthesisSession::cancelled, this, &MainWindow::onCancelled);
+
+    resize(1440, 900);
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QMenu* presets = file->addMenu(tr("&New from Preset"));
+    for (const std::string& name : presetNames()) {
+        const QString qname = QString::fromStdString(name);
+        QAction* action = presets->addAction(qname, this, [this, qname] {
+            if (maybeSave())
+                newFromPreset(qname);
+        });
+        action->setStatusTip(QString::fromStdString(presetSummary(name)));
+        action->setToolTip(action->statusTip());
+    }
+    presets->setToolTipsVisible(true);
+    QAction* open = file->addAction(tr("&Open..."), this, &MainWindow::openWithDialog);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    connect(m_recentFiles, &RecentFiles::changed, this, &MainWindow::rebuildRecentMenu);
+    rebuildRecentMenu();
+    file->addSeparator();
+    QAction* saveAction = file->addAction(tr("&Save"), this, &MainWindow::save);
+    saveAction->setShortcut(QKeySequence::Save);
+    QAction* saveAsAction = file->addAction(tr("Save &As..."), this, &MainWindow::saveAs);
+    saveAsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
+    quit->setMenuRole(QAction::QuitRole);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
+    QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    QAction* resynth = edit->addAction(tr("Synthesize &Now"), this, &MainWindow::startSynthesis);
+    resynth->setShortcut(QKeySequence(Qt::Key_F5));
+    QAction* cancel = edit->addAction(tr("&Cancel Synthesis"), m_session, &SynthesisSession::cancel);
+    cancel->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_Escape));
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    m_tabActions = new QActionGroup(this);
+    m_tabActions->setExclusive(true);
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction(m_configDock->toggleViewAction());
+    m_configDock->toggleViewAction()->setText(tr("&Configuration Panel"));
+    m_configDock->toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Backslash));
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
+        const QList<QAction*> actions = m_tabActions->actions();
+        if (index >= 0 && index < actions.size())
+            actions[index]->setChecked(true);
+    });
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Stagecraft"), this, &MainWindow::about)->setMenuRole(QAction::AboutRole);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)->setMenuRole(QAction::AboutQtRole);
+}
+
+void MainWindow::createStatusBar()
+{
+    m_statusLabel = new QLabel(this);
+    m_statusLabel->setObjectName(QStringLiteral("synthesisStatus"));
+    m_statusLabel->setTextFormat(Qt::PlainText);
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("synthesisProgress"));
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(180);
+    m_progress->setTextVisible(false);
+    m_progress->setVisible(false);
+    m_cancelButton = new QToolButton(this);
+    m_cancelButton->setObjectName(QStringLiteral("cancelButton"));
+    m_cancelButton->setText(tr("Cancel"));
+    m_cancelButton->setToolTip(tr("Stop the synthesis in progress (Shift+Esc)"));
+    m_cancelButton->setAutoRaise(true);
+    m_cancelButton->setEnabled(false);
+    connect(m_cancelButton, &QToolButton::clicked, m_session, &SynthesisSession::cancel);
+    statusBar()->addWidget(m_statusLabel, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancelButton);
+    statusBar()->setSizeGripEnabled(true);
+}
+
+void MainWindow::addResultView(ResultView* view, const QString& title, const QString& name)
+{
+    view->setObjectName(name);
+    m_views.append(view);
+    const int index = m_tabs->addTab(view, title);
+    QAction* action = m_tabActions->addAction(title);
+    action->setCheckable(true);
+    action->setChecked(index == m_tabs->currentIndex());
+    if (index < 9)
+        action->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + index)));
+    connect(action, &QAction::triggered, this, [this, view] { m_tabs->setCurrentWidget(view); });
+    // Tab actions go above the separator that precedes the panel toggle.
+    const QList<QAction*> menuActions = m_viewMenu->actions();
+    QAction* before = nullptr;
+    for (QAction* a : menuActions) {
+        if (a->isSeparator()) {
+            before = a;
+            break;
+        }
+    }
+    m_viewMenu->insertAction(before, action);
+    if (m_shownResult)
+        view->setResult(m_shownResult);
+}
+
+bool MainWindow::showTab(const QString& name)
+{
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        QString title = m_tabs->tabText(i);
+        title.remove(QLatin1Char('&'));
+        if (m_tabs->widget(i)->objectName().compare(name, Qt::CaseInsensitive) == 0
+            || title.compare(name, Qt::CaseInsensitive) == 0) {
+            m_tabs->setCurrentIndex(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+QStringList MainWindow::tabNames() const
+{
+    QStringList names;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        names << m_tabs->widget(i)->objectName();
+    return names;
+}
+
+ConfigDocument* MainWindow::document() const
+{
+    return m_document;
+}
+
+SynthesisSession* MainWindow::session() const
+{
+    return m_session;
+}
+
+ConfigEditor* MainWindow::configEditor() const
+{
+    return m_editor;
+}
+
+OverviewView* MainWindow::overviewView() const
+{
+    return m_overview;
+}
+
+ReportView* MainWindow::reportView() const
+{
+    return m_report;
+}
+
+std::shared_ptr<const SynthesisResult> MainWindow::shownResult() const
+{
+    return m_shownResult;
+}
+
+int MainWindow::synthesisDelayMs() const
+{
+    return m_synthesisTimer->interval();
+}
+
+bool MainWindow::openConfigOrPreset(const QString& pathOrPreset, const QStringList& overrides, QString* error)
+{
+    const bool isFile = QFileInfo(pathOrPreset).isFile();
+    if (overrides.isEmpty()) {
+        if (isFile)
+            return openFile(pathOrPreset);
+        if (presetText(pathOrPreset.toStdString()))
+            return newFromPreset(pathOrPreset);
+    }
+    std::vector<std::string> sets;
+    for (const QString& set : overrides)
+        sets.push_back(set.toStdString());
+    const ConfigResult result = loadConfigOrPreset(pathOrPreset.toStdString(), sets);
+    if (!result.config) {
+        if (error) {
+            // The loader's messages name the file or list the presets, and point at the offending override.
+            QStringList lines;
+            for (const Diagnostic& d : result.diagnostics)
+                lines << QString::fromStdString(d.toString());
+            *error =
+                lines.isEmpty() ? tr("%1: no such file or preset").arg(pathOrPreset) : lines.join(QLatin1Char('\n'));
+        }
+        return false;
+    }
+    if (isFile) {
+        m_document->reset(*result.config, pathOrPreset);
+        m_document->adoptFilePath(pathOrPreset); // the overrides are not in the file yet
+        m_recentFiles->add(pathOrPreset);
+    } else {
+        m_document->reset(*result.config, {}, pathOrPreset);
+    }
+    setStatus(tr("Opened %1 with %2").arg(pathOrPreset, overrides.join(QStringLiteral(", "))));
+    return true;
+}
+
+bool MainWindow::openFile(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) {
+        setStatus(tr("Cannot open %1: %2").arg(path, file.errorString()), true);
+        m_recentFiles->remove(path);
+        return false;
+    }
+    const QByteArray bytes = file.readAll();
+    const ConfigResult result =
+        loadConfigText(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())), path.toStdString());
+    m_recentFiles->add(path);
+    if (result.config) {
+        m_document->reset(*result.config, path);
+        setStatus(tr("Opened %1").arg(QDir::toNativeSeparators(path)));
+        return true;
+    }
+    // Keep the last good config on screen and let the user fix the text where it is wrong. At start-up there is
+    // none yet: the default preset stands in, so the form and the views show something sensible.
+    if (m_document->config() == Config {}) {
+        if (const ConfigResult fallback = loadConfigOrPreset("default"); fallback.config)
+            m_document->reset(*fallback.config, {}, QStringLiteral("default"));
+    }
+    const QList<Diagnostic> diagnostics(result.diagnostics.begin(), result.diagnostics.end());
+    m_document->adoptFilePath(path);
+    m_editor->showInvalidText(QString::fromUtf8(bytes), diagnostics);
+    m_configDock->show();
+    setStale(m_shownResult != nullptr);
+    setStatus(tr("%1 has %2; fix them in the YAML tab and Apply")
+                  .arg(QFileInfo(path).fileName(),
+                      countNoun(std::count_if(diagnostics.begin(), diagnostics.end(),
+                                    [](const Diagnostic& d) { return d.severity == Severity::Error; }),
+                          tr("error"), tr("errors"))),
+        true);
+    return true;
+}
+
+bool MainWindow::newFromPreset(const QString& name)
+{
+    const ConfigResult result = loadConfigOrPreset(name.toStdString());
+    if (!result.config) {
+        setStatus(tr("Preset %1 did not load").arg(name), true);
+        return false;
+    }
+    m_document->reset(*result.config, {}, name);
+    setStatus(tr("New configuration from preset %1").arg(name));
+    return true;
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(m_document->displayName() + QStringLiteral("[*]"));
+    setWindowFilePath(m_document->filePath());
+    setWindowModified(m_document->isModified());
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList files = m_recentFiles->files();
+    for (int i = 0; i < files.size(); ++i) {
+        const QString path = files[i];
+        const QString text = QStringLiteral("&%1  %2").arg(i + 1).arg(QFileInfo(path).fileName());
+        QAction* action = m_recentMenu->addAction(text, this, [this, path] {
+            if (maybeSave())
+                openFile(path);
+        });
+        action->setStatusTip(QDir::toNativeSeparators(path));
+        action->setToolTip(action->statusTip());
+    }
+    m_recentMenu->setToolTipsVisible(true);
+    if (!files.isEmpty())
+        m_recentMenu->addSeparator();
+    QAction* clear = m_recentMenu->addAction(tr("&Clear Menu"), m_recentFiles, &RecentFiles::clear);
+    clear->setEnabled(!files.isEmpty());
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_document->isModified())
+        return true;
+    const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
+        tr("The configuration \u201c%1\u201d has unsaved changes. Save them?").arg(m_document->displayName()),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Save)
+        return save();
+    return answer == QMessageBox::Discard;
+}
+
+bool MainWindow::save()
+{
+    if (m_document->filePath().isEmpty())
+        return saveAs();
+    if (m_editor->hasUnappliedText() && !m_editor->applyYaml()) {
+        setStatus(tr("Not saved: the YAML text has errors (see Problems)"), true);
+        return false;
+    }
+    QString error;
+    if (!m_document->saveAs(m_document->filePath(), &error)) {
+        setStatus(tr("Saving %1 failed: %2").arg(m_document->filePath(), error), true);
+        return false;
+    }
+    m_recentFiles->add(m_document->filePath());
+    setStatus(tr("Saved %1").arg(QDir::toNativeSeparators(m_document->filePath())));
+    return true;
+}
+
+bool MainWindow::saveAs()
+{
+    if (m_editor->hasUnappliedText() && !m_editor->applyYaml()) {
+        setStatus(tr("Not saved: the YAML text has errors (see Problems)"), true);
+        return false;
+    }
+    QString suggestion = m_document->filePath();
+    if (suggestion.isEmpty())
+        suggestion = QString::fromStdString(m_document->config().name) + QStringLiteral(".yaml");
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Save Configuration"), suggestion, tr("YAML files (*.yaml *.yml);;All files (*)"));
+    if (path.isEmpty())
+        return false;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".yaml");
+    QString error;
+    if (!m_document->saveAs(path, &error)) {
+        setStatus(tr("Saving %1 failed: %2").arg(path, error), true);
+        return false;
+    }
+    m_recentFiles->add(path);
+    setStatus(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+    return true;
+}
+
+void MainWindow::openWithDialog()
+{
+    if (!maybeSave())
+        return;
+    const QString dir = m_document->filePath().isEmpty() ? QString() : QFileInfo(m_document->filePath()).path();
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Configuration"), dir, tr("YAML files (*.yaml *.yml);;All files (*)"));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+void MainWindow::about()
+{
+    QMessageBox::about(this, tr("About Stagecraft"),
+        tr("<h3>Stagecraft %1</h3>"
+           "<p>Synthesizes the per-GPU execution traces of distributed LLM training from a model and a "
+           "parallelism plan (data, tensor, pipeline, context and expert parallelism, ZeRO), and exports them "
+           "as Chakra execution traces.</p>"
+           "<p>Built with Qt %2. MIT licence.</p>")
+            .arg(QString::fromLatin1(versionString()), QString::fromLatin1(qVersion())));
+}
+
+void MainWindow::startSynthesis()
+{
+    m_synthesisTimer->stop();
+    m_session->start(m_document->config());
+}
+
+void MainWindow::onSynthesisStarted()
+{
+    m_cancelButton->setEnabled(true);
+    m_progress->setValue(0);
+    m_progress->setVisible(true);
+    setStatus(tr("Synthesizing %1\u2026").arg(QString::fromStdString(m_document->config().name)));
+}
+
+void MainWindow::onProgress(int permille, const QString& stage)
+{
+    m_progress->setValue(permille);
+    if (!stage.isEmpty())
+        setStatus(tr("Synthesizing: %1").arg(stage));
+}
+
+void MainWindow::onResult(std::shared_ptr<const SynthesisResult> result)
+{
+    m_cancelButton->setEnabled(false);
+    m_progress->setVisible(false);
+    m_shownResult = result;
+    for (ResultView* view : std::as_const(m_views)) {
+        view->setResult(result);
+        view->setStale(false);
+    }
+    m_editor->setSynthesisDiagnostics({});
+    const qint64 classes = static_cast<qint64>(result->classes.size());
+    const qint64 ms = m_session->lastDurationMs();
+    const QString duration =
+        ms < 1000 ? tr("%1 ms").arg(ms) : tr("%1 s").arg(QString::number(double(ms) / 1000.0, 'f', 1));
+    setStatus(tr("Synthesized %1, %2 in %3")
+                  .arg(countNoun(result->worldSize(), tr("rank"), tr("ranks")),
+                      countNoun(classes, tr("class"), tr("classes")), duration));
+    if (m_editor->hasTextErrors()) {
+        // A file that did not load: the result is of the last good config, not of the file.
+        setStale(true);
+        setStatus(tr("%1 has errors; fix them in the YAML tab and Apply (showing %2)")
+                      .arg(m_document->displayName(), QString::fromStdString(result->config.name)),
+            true);
+    }
+    Q_EMIT resultShown();
+}
+
+void MainWindow::onFailure(const QList<Diagnostic>& diagnostics)
+{
+    m_cancelButton->setEnabled(false);
+    m_progress->setVisible(false);
+    m_editor->setSynthesisDiagnostics(diagnostics);
+    setStale(m_shownResult != nullptr);
+    const QString reason = firstError(diagnostics);
+    const qint64 errors = std::count_if(
+        diagnostics.begin(), diagnostics.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; });
+    QString text = tr("Not synthesized: %1").arg(reason.isEmpty() ? tr("unknown error") : reason);
+    if (errors > 1)
+        text += tr(" (and %1)").arg(countNoun(errors - 1, tr("more error"), tr("more errors")));
+    if (m_shownResult)
+        text += tr(" \u2014 showing the last result");
+    setStatus(text, true);
+}
+
+void MainWindow::onCancelled()
+{
+    m_cancelButton->setEnabled(false);
+    m_progress->setVisible(false);
+    setStale(m_shownResult != nullptr);
+    setStatus(m_shownResult ? tr("Synthesis cancelled \u2014 showing the last result (F5 runs it again)")
+                            : tr("Synthesis cancelled (F5 runs it again)"));
+}
+
+void MainWindow::setStatus(const QString& text, bool error)
+{
+    m_statusLabel->setText(text);
+    m_statusLabel->setStyleSheet(error ? QStringLiteral("color: #b71c1c;") : QString());
+}
+
+void MainWindow::setStale(bool stale)
+{
+    for (ResultView* view : std::as_const(m_views))
+        view->setStale(stale);
+}
+
+void MainWindow::restoreSettings()
+{
+    if (!m_persistSettings)
+        return;
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("mainWindow"));
+    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("state")).toByteArray());
+    showTab(settings.value(QStringLiteral("tab")).toString());
+    settings.endGroup();
+}
+
+void MainWindow::saveSettings()
+{
+    if (!m_persistSettings)
+        return;
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("mainWindow"));
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("state"), saveState());
+    if (QWidget* current = m_tabs->currentWidget())
+        settings.setValue(QStringLiteral("tab"), current->objectName());
+    settings.endGroup();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    saveSettings();
+    m_session->cancel();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && isConfigFile(urls.front()))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !isConfigFile(urls.front()))
+        return;
+    event->acceptProposedAction();
+    const QString path = urls.front().toLocalFile();
+    // Ask about unsaved changes after the drop has returned to the source application.
+    QTimer::singleShot(0, this, [this, path] {
+        if (maybeSave())
+            openFile(path);
+    });
+}
+
+} // namespace stagecraft

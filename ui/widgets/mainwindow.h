@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "config/diagnostic.h"
+
+#include <QList>
+#include <QMainWindow>
+#include <memory>
+
+class QActionGroup;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QTabWidget;
+class QTimer;
+class QToolButton;
+
+namespace stagecraft {
+
+class ConfigDocument;
+class ConfigEditor;
+class OverviewView;
+class RecentFiles;
+class ReportView;
+class ResultView;
+class SynthesisSession;
+struct SynthesisResult;
+
+/// The Stagecraft window: the config editor docked on the left, result views as tabs in the centre, synthesis
+/// status, progress and Cancel in the status bar. Every config edit re-synthesizes after a short debounce; the
+/// views keep the last good result while a run is in flight or has failed.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    /// `persistSettings` = false neither reads nor writes QSettings (tests, screenshots).
+    explicit MainWindow(bool persistSettings = true, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// Restores geometry, dock state and the current tab from the last run (QSettings).
+    void restoreSettings();
+
+    /// Opens `pathOrPreset` as a YAML file when such a file exists, else as a built-in preset, with `overrides`
+    /// ("parallelism.tp=4", as `--set`) applied; a file with overrides opens modified. Returns false and sets
+    /// `error` when it is neither, or when the overrides do not give a valid config. Does not ask about unsaved
+    /// changes.
+    bool openConfigOrPreset(const QString& pathOrPreset, const QStringList& overrides = {}, QString* error = nullptr);
+    /// Opens a YAML file. A file with errors opens in the YAML tab with its problems listed.
+    bool openFile(const QString& path);
+    /// Starts a new, unsaved document from a built-in preset.
+    bool newFromPreset(const QString& name);
+
+    /// Adds a result tab; `name` is its id for showTab() and --tab (e.g. "graph").
+    void addResultView(ResultView* view, const QString& title, const QString& name);
+    /// Makes the tab with id or title `name` (case-insensitive) current; false when there is none.
+    bool showTab(const QString& name);
+    QStringList tabNames() const;
+
+    ConfigDocument* document() const;
+    SynthesisSession* session() const;
+    ConfigEditor* configEditor() const;
+    OverviewView* overviewView() const;
+    ReportView* reportView() const;
+    /// The result the views show (the last good one), or null.
+    std::shared_ptr<const SynthesisResult> shownResult() const;
+    /// Debounce between an edit and the synthesis it triggers, in ms.
+    int synthesisDelayMs() const;
+
+Q_SIGNALS:
+    /// Every view has been given a new result.
+    void resultShown();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createMenus();
+    void createStatusBar();
+    void updateTitle();
+    void rebuildRecentMenu();
+    bool maybeSave();
+    bool save();
+    bool saveAs();
+    void openWithDialog();
+    void about();
+    void startSynthesis();
+    void onSynthesisStarted();
+    void onProgress(int permille, const QString& stage);
+    void onResult(std::shared_ptr<const SynthesisResult> result);
+    void onFailure(const QList<Diagnostic>& diagnostics);
+    void onCancelled();
+    void setStatus(const QString& text, bool error = false);
+    void setStale(bool stale);
+    void saveSettings();
+
+    bool m_persistSettings;
+    ConfigDocument* m_document;
+    SynthesisSession* m_session;
+    RecentFiles* m_recentFiles;
+    ConfigEditor* m_editor;
+    QDockWidget* m_configDock;
+    QTabWidget* m_tabs;
+    OverviewView* m_overview;
+    ReportView* m_report;
+    QList<ResultView*> m_views;
+    QMenu* m_viewMenu = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QActionGroup* m_tabActions = nullptr;
+    QLabel* m_statusLabel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QToolButton* m_cancelButton = nullptr;
+    QTimer* m_synthesisTimer;
+    std::shared_ptr<const SynthesisResult> m_shownResult;
+};
+
+} // namespace stagecraft

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "widgets/resultview.h"
+
+#include <QHash>
+
+class QLabel;
+class QListWidget;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace stagecraft {
+
+class OverviewModel;
+
+/// The Overview tab: the workload at a glance (world, parameters, FLOPs, batches), one table row per rank class
+/// (OverviewModel) and the result's warnings.
+class OverviewView : public ResultView
+{
+    Q_OBJECT
+public:
+    explicit OverviewView(QWidget* parent = nullptr);
+    ~OverviewView() override;
+
+    void setResult(std::shared_ptr<const SynthesisResult> result) override;
+    void setStale(bool stale) override;
+
+    OverviewModel* model() const;
+    QTableView* table() const;
+    QListWidget* warnings() const;
+    /// The value text of a header figure ("world", "params", "flops", "microbatches", "tokens", "classes").
+    QString figure(const QString& name) const;
+    /// The smaller text under a header figure ("1,705,216" under "1.71 M").
+    QString figureDetail(const QString& name) const;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    struct Card
+    {
+        QLabel* value = nullptr;
+        QLabel* detail = nullptr;
+    };
+    QWidget* addCard(const QString& name, const QString& title, const QString& toolTip);
+    void setCard(const QString& name, const QString& value, const QString& detail);
+    void fitHeights();
+
+    OverviewModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QLabel* m_title;
+    QLabel* m_subtitle;
+    QLabel* m_staleBanner;
+    QTableView* m_table;
+    QListWidget* m_warnings;
+    QLabel* m_warningsLabel;
+    QHash<QString, Card> m_cards;
+};
+
+} // namespace stagecraft

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QWidget>
+#include <memory>
+
+namespace stagecraft {
+
+struct SynthesisResult;
+
+/// A tab of the main window that shows a synthesis result (overview, report; graph, memory, communication...).
+/// MainWindow::addResultView() registers one; the window hands every new result to all of them.
+class ResultView : public QWidget
+{
+    Q_OBJECT
+public:
+    using QWidget::QWidget;
+    ~ResultView() override = default;
+
+    /// Shows `result` (never null). Called on the GUI thread; the view keeps the pointer as long as it needs it.
+    virtual void setResult(std::shared_ptr<const SynthesisResult> result) = 0;
+    /// True while the shown result is older than the current config (a run is failing); the view may say so.
+    virtual void setStale(bool stale)
+    {
+        Q_UNUSED(stale);
+    }
+};
+
+} // namespace stagecraft
