@@ -49,7 +49,8 @@ double computeTimeS(int64_t flops, int64_t bytes, const HardwareRates& rates);
 ///   reduce-scatter, S = the full input: (n-1)/n * S / B + latency
 ///   all-to-all of a buffer S:          (n-1)/n * S / B + latency
 /// A group of one member costs nothing.
-double collectiveTimeS(CollectiveType type, int64_t commSizeBytes, int64_t groupSize, double bytesPerS, double latencyS);
+double collectiveTimeS(
+    CollectiveType type, int64_t commSizeBytes, int64_t groupSize, double bytesPerS, double latencyS);
 
 /// A point-to-point transfer of `bytes`: bytes / B + latency, seconds.
 double p2pTimeS(int64_t bytes, double bytesPerS, double latencyS);
@@ -81,6 +82,7 @@ private:
 /// Duration of one program node on the rank of `placement` (seconds). Recv nodes take 0: the matching send
 /// carries the transfer. `peerStage` overrides node.peerStage for placement (used when a reduced program stands
 /// for another stage); pass node.peerStage otherwise.
-double nodeTimeS(const ProgramNode& node, const HardwareRates& rates, const CommPlacement& placement, int32_t peerStage);
+double nodeTimeS(
+    const ProgramNode& node, const HardwareRates& rates, const CommPlacement& placement, int32_t peerStage);
 
 } // namespace stagecraft

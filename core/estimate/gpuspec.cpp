@@ -3,10 +3,9 @@
 
 #include "estimate/embeddedgpus.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cmath>
+#include <yaml-cpp/yaml.h>
 
 namespace stagecraft {
 

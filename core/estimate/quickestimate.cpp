@@ -49,14 +49,6 @@ namespace {
         double peakBytes = 0; ///< peak of non-resident bytes during the unit, above the bytes live at its start
     };
 
-    UnitProfile lerp(const UnitProfile& a, const UnitProfile& b, double t)
-    {
-        auto f = [t](double x, double y) { return x + t * (y - x); };
-        return UnitProfile { f(a.computeEndS, b.computeEndS), f(a.commEndS, b.commEndS), f(a.commBusyS, b.commBusyS),
-            f(a.outputS, b.outputS), f(a.sendTimeS, b.sendTimeS), f(a.sendBytes, b.sendBytes),
-            f(a.sendCount, b.sendCount), f(a.netBytes, b.netBytes), f(a.peakBytes, b.peakBytes) };
-    }
-
     struct StageProfile
     {
         std::vector<UnitProfile> forward, backward, lastBackward; ///< per local chunk
@@ -64,16 +56,38 @@ namespace {
         double residentBytes = 0;
     };
 
-    StageProfile lerp(const StageProfile& a, const StageProfile& b, double t)
+    /// The profile of a chunk with more layers: `base` plus t times the change that one more layer per chunk makes
+    /// (`from` -> `to`, measured on one stage type). What a layer adds is the same on every stage type: compute,
+    /// its collectives, its buffers. What sits at the chunk's boundary is not: the sends, which only some stage
+    /// types have, keep their size and follow the end of the unit's work. So the compute end, communication busy
+    /// time and memory figures move by the measured change, the communication end by the change of its lag behind
+    /// the compute end, and the output (the sends) with the communication end.
+    StageProfile extrapolate(const StageProfile& base, const StageProfile& from, const StageProfile& to, double t)
     {
+        auto add = [t](const UnitProfile& b, const UnitProfile& f, const UnitProfile& e) {
+            auto step = [t](double x, double y) { return t * (y - x); };
+            UnitProfile out = b;
+            out.computeEndS = b.computeEndS + step(f.computeEndS, e.computeEndS);
+            out.commBusyS = b.commBusyS + step(f.commBusyS, e.commBusyS);
+            // The lag's change is only meaningful where the measured type communicates in this unit.
+            const double lagStep =
+                f.commEndS > 0 && e.commEndS > 0 ? step(f.commEndS - f.computeEndS, e.commEndS - e.computeEndS) : 0.0;
+            const double lag = b.commEndS - b.computeEndS + lagStep;
+            out.commEndS = b.commEndS > 0 ? std::max(0.0, out.computeEndS + lag) : 0.0;
+            if (b.sendCount > 0)
+                out.outputS = b.outputS + (out.commEndS - b.commEndS);
+            out.netBytes = b.netBytes + step(f.netBytes, e.netBytes);
+            out.peakBytes = b.peakBytes + step(f.peakBytes, e.peakBytes);
+            return out;
+        };
         StageProfile out;
-        for (size_t c = 0; c < a.forward.size(); ++c) {
-            out.forward.push_back(lerp(a.forward[c], b.forward[c], t));
-            out.backward.push_back(lerp(a.backward[c], b.backward[c], t));
-            out.lastBackward.push_back(lerp(a.lastBackward[c], b.lastBackward[c], t));
+        for (size_t c = 0; c < base.forward.size(); ++c) {
+            out.forward.push_back(add(base.forward[c], from.forward[c], to.forward[c]));
+            out.backward.push_back(add(base.backward[c], from.backward[c], to.backward[c]));
+            out.lastBackward.push_back(add(base.lastBackward[c], from.lastBackward[c], to.lastBackward[c]));
         }
-        out.tail = lerp(a.tail, b.tail, t);
-        out.residentBytes = a.residentBytes + t * (b.residentBytes - a.residentBytes);
+        out.tail = add(base.tail, from.tail, to.tail);
+        out.residentBytes = base.residentBytes + t * (to.residentBytes - from.residentBytes);
         return out;
     }
 
@@ -286,18 +300,18 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         for (int32_t g = 0; g < real.chunkCount(); ++g)
             chunkLayers[static_cast<size_t>(g)] = real.endLayer(g) - real.firstLayer(g);
         const auto [minIt, maxIt] = std::minmax_element(chunkLayers.begin(), chunkLayers.end());
-        std::vector<int32_t> ks;
-        if (*minIt == *maxIt && *minIt <= 2)
-            ks = { *minIt };
-        else
-            ks = { 1, 2 };
+        // One layer per chunk for every stage type; when real chunks hold other counts, the change that a second
+        // layer per chunk makes is measured on one stage type (a middle one when there is one: pure layers) and
+        // applied to all: an added decoder layer brings the same nodes, buffers and state on every stage.
+        const bool exactLayers = *minIt == *maxIt && *minIt <= 2;
+        const int32_t baseLayers = exactLayers ? *minIt : 1;
+        const int32_t deltaType = shape.pr == 3 ? 1 : 0;
 
         const Mesh realMesh(par);
-        std::vector<std::vector<StageProfile>> profiles(ks.size());
         int64_t nodes = 0;
-        for (size_t ki = 0; ki < ks.size(); ++ki) {
+        auto buildProfiles = [&](int32_t layersPerChunk, int32_t onlyType, std::vector<StageProfile>& profiles) {
             Config reduced = config;
-            reduced.model.layers = int64_t(ks[ki]) * shape.pr * shape.v;
+            reduced.model.layers = int64_t(layersPerChunk) * shape.pr * shape.v;
             reduced.parallelism.pp = shape.pr;
             reduced.training.globalBatch = config.training.microBatch * par.dp * shape.mr;
             std::string planError;
@@ -307,18 +321,25 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                 error = "reduced plan: " + planError;
                 return false;
             }
-            profiles[ki].resize(static_cast<size_t>(shape.pr));
+            profiles.assign(static_cast<size_t>(shape.pr), StageProfile {});
             for (int32_t sigma = 0; sigma < shape.pr; ++sigma)
-                if (!profileStage(*plan, sigma, shape, realMesh, rates, config.cluster.gpusPerNode,
-                        profiles[ki][static_cast<size_t>(sigma)], nodes, error))
+                if ((onlyType < 0 || sigma == onlyType)
+                    && !profileStage(*plan, sigma, shape, realMesh, rates, config.cluster.gpusPerNode,
+                        profiles[static_cast<size_t>(sigma)], nodes, error))
                     return false;
-        }
+            return true;
+        };
+        std::vector<StageProfile> base, twoLayers;
+        if (!buildProfiles(baseLayers, -1, base) || (!exactLayers && !buildProfiles(2, deltaType, twoLayers)))
+            return false;
         std::map<std::pair<int32_t, int32_t>, StageProfile> extrapolated; // (type, layers per chunk)
         auto profileFor = [&](int32_t type, int32_t layers) -> const StageProfile& {
             auto [it, inserted] = extrapolated.try_emplace({ type, layers });
             if (inserted) {
-                const size_t t = static_cast<size_t>(type);
-                it->second = ks.size() == 1 ? profiles[0][t] : lerp(profiles[0][t], profiles[1][t], layers - 1.0);
+                const StageProfile& b = base[static_cast<size_t>(type)];
+                it->second = exactLayers ? b
+                                         : extrapolate(b, base[static_cast<size_t>(deltaType)],
+                                             twoLayers[static_cast<size_t>(deltaType)], layers - 1.0);
             }
             return it->second;
         };
@@ -338,9 +359,13 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         std::vector<std::vector<ScheduleUnit>> orders(static_cast<size_t>(p));
         for (int32_t s = 0; s < p; ++s)
             orders[static_cast<size_t>(s)] = scheduleOrder(shape.schedule, p, shape.v, s, m);
+        // The profile of every (stage, local chunk), resolved once (map nodes are stable).
+        std::vector<const StageProfile*> chunkProfile(static_cast<size_t>(chunks));
+        for (int32_t g = 0; g < chunks; ++g)
+            chunkProfile[static_cast<size_t>(g)] =
+                &profileFor(stageType(g % p, shape), chunkLayers[static_cast<size_t>(g)]);
         auto unitProfile = [&](int32_t s, const ScheduleUnit& unit) -> const UnitProfile& {
-            const int32_t g = unit.localChunk * p + s;
-            const StageProfile& prof = profileFor(stageType(s, shape), chunkLayers[static_cast<size_t>(g)]);
+            const StageProfile& prof = *chunkProfile[static_cast<size_t>(unit.localChunk * p + s)];
             const size_t c = static_cast<size_t>(unit.localChunk);
             if (!unit.backward)
                 return prof.forward[c];
@@ -370,14 +395,18 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                         break;
                     const UnitProfile& prof = unitProfile(s, unit);
                     const double start = std::max(computeFree[static_cast<size_t>(s)], arrival);
+                    const double commBefore = commFree[static_cast<size_t>(s)];
+                    // The unit's sends move to the real stage's placement; its communication (sends last) queues
+                    // behind what earlier units left on the stream.
+                    double resend = 0;
+                    if (prof.sendCount > 0)
+                        resend = sendTime(s, unit.backward ? (s - 1 + p) % p : (s + 1) % p, prof) - prof.sendTimeS;
                     computeFree[static_cast<size_t>(s)] = start + prof.computeEndS;
                     commFree[static_cast<size_t>(s)] =
-                        std::max(start + prof.commEndS, commFree[static_cast<size_t>(s)] + prof.commBusyS);
-                    double ready = start + prof.computeEndS;
-                    if (prof.sendCount > 0) {
-                        const int32_t peer = unit.backward ? (s - 1 + p) % p : (s + 1) % p;
-                        ready = start + prof.outputS - prof.sendTimeS + sendTime(s, peer, prof);
-                    }
+                        std::max(start + prof.commEndS, commBefore + prof.commBusyS) + resend;
+                    const double ready = prof.sendCount > 0
+                        ? std::max(start + prof.outputS, commBefore + prof.commBusyS) + resend
+                        : start + prof.computeEndS;
                     output[outputIndex(unit.microBatch, g, unit.backward)] = ready;
                     ++pos;
                     progress = true;
@@ -391,7 +420,7 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                 error = "the pipeline schedule deadlocks at stage " + std::to_string(s);
                 return false;
             }
-            const StageProfile& prof = profileFor(stageType(s, shape), chunkLayers[static_cast<size_t>(s)]);
+            const StageProfile& prof = *chunkProfile[static_cast<size_t>(s)];
             const double end = std::max(computeFree[static_cast<size_t>(s)], commFree[static_cast<size_t>(s)])
                 + std::max(prof.tail.computeEndS, prof.tail.commEndS);
             est.iterationTimeS = std::max(est.iterationTimeS, end);

@@ -37,8 +37,8 @@ namespace {
     }
 
     /// Measure of the union of sorted interval lists `a` and `b`, clipped to [0, limit].
-    double unionTime(const std::vector<std::pair<double, double>>& a, const std::vector<std::pair<double, double>>& b,
-        double limit)
+    double unionTime(
+        const std::vector<std::pair<double, double>>& a, const std::vector<std::pair<double, double>>& b, double limit)
     {
         std::vector<std::pair<double, double>> all;
         all.reserve(a.size() + b.size());
@@ -90,14 +90,14 @@ std::optional<GpuSpec> gpuForConfig(const Config& config, std::string& error)
     return gpu;
 }
 
-bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options,
-    StepEstimate& out, std::string& error)
+bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, StepEstimate& out,
+    std::string& error)
 {
     try {
         const HardwareRates rates = hardwareRates(result.config, gpu, options);
         if (!(rates.peakFlops > 0)) {
-            error = "GPU " + gpu.name + " has no peak FLOP/s for precision "
-                + toString(result.config.training.precision);
+            error =
+                "GPU " + gpu.name + " has no peak FLOP/s for precision " + toString(result.config.training.precision);
             return false;
         }
         if (!(options.computeEfficiency > 0) || !(rates.intraNodeBytesPerS > 0) || !(rates.interNodeBytesPerS > 0)) {
@@ -251,7 +251,8 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
         }
         const ModelCost& cost = result.cost;
         est.modelFlops = static_cast<double>(cost.microBatches)
-            * (static_cast<double>(cost.forwardFlopsPerMicroBatch) + static_cast<double>(cost.backwardFlopsPerMicroBatch));
+            * (static_cast<double>(cost.forwardFlopsPerMicroBatch)
+                + static_cast<double>(cost.backwardFlopsPerMicroBatch));
         if (est.iterationTimeS > 0) {
             const double capacity = static_cast<double>(result.worldSize()) * rates.peakFlops * est.iterationTimeS;
             est.mfu = est.modelFlops / capacity;

@@ -61,8 +61,8 @@ struct StepEstimate
 /// send = bytes / bandwidth + latency with the bandwidth of the peer's placement.
 /// Returns false and sets `error` when a recv has no matching send, the stages deadlock, or the GPU has no peak
 /// for the precision. Never throws. Thread-safe (reads `result` only).
-bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options,
-    StepEstimate& out, std::string& error);
+bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, StepEstimate& out,
+    std::string& error);
 
 /// The GPU preset named by config.cluster.gpu, or nullopt with `error` = unknownGpuMessage().
 std::optional<GpuSpec> gpuForConfig(const Config& config, std::string& error);
