@@ -185,6 +185,27 @@ private Q_SLOTS:
         const QModelIndex peak = model.index(0, OverviewModel::PeakMemoryColumn);
         QVERIFY(model.data(peak, OverviewModel::RawValueRole).toLongLong() >= 16 * kTinyParams);
         QVERIFY2(model.data(peak).toString().endsWith(QLatin1String("MiB")), qPrintable(model.data(peak).toString()));
+        QCOMPARE(model.data(peak, OverviewModel::ExceedsHbmRole).toBool(), false);
+        QVERIFY(!model.data(peak, Qt::BackgroundRole).isValid());
+    }
+
+    void peakAgainstHbm()
+    {
+        // Llama 3 8B (8,030,261,248 parameters, model card) on one H100 (80 GB HBM3, NVIDIA datasheet) without
+        // ZeRO holds 16 bytes per parameter (ZeRO §3.1), 128.5 GB: it cannot fit, and the row says so.
+        const ConfigResult loaded = loadConfigOrPreset(
+            "llama3-8b", { "training.global_batch=1", "training.micro_batch=1", "cluster.gpu=h100-sxm" });
+        QVERIFY(loaded.config.has_value());
+        const SynthesisOutcome outcome = synthesize(*loaded.config);
+        QVERIFY(outcome.result);
+        OverviewModel model;
+        QAbstractItemModelTester tester(&model);
+        model.setResult(outcome.result);
+        const QModelIndex peak = model.index(0, OverviewModel::PeakMemoryColumn);
+        QVERIFY(model.data(peak, OverviewModel::RawValueRole).toLongLong() >= 16 * int64_t(8'030'261'248));
+        QCOMPARE(model.data(peak, OverviewModel::ExceedsHbmRole).toBool(), true);
+        QVERIFY(model.data(peak, Qt::BackgroundRole).isValid());
+        QVERIFY(model.data(peak, Qt::ToolTipRole).toString().contains(QLatin1String("Does not fit")));
     }
 };
 

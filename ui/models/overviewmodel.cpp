@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "models/overviewmodel.h"
 
+#include "estimate/gpuspec.h"
 #include "models/formatting.h"
 #include "synthesis/synthesis.h"
+
+#include <QColor>
 
 namespace stagecraft {
 
@@ -110,6 +113,20 @@ QString OverviewModel::displayText(int row, int column) const
     }
 }
 
+int64_t OverviewModel::hbmBytes() const
+{
+    if (!m_result)
+        return 0;
+    const std::optional<GpuSpec> gpu = gpuPreset(m_result->config.cluster.gpu);
+    return gpu ? gpu->hbmBytes : 0;
+}
+
+bool OverviewModel::exceedsHbm(int row) const
+{
+    const int64_t hbm = hbmBytes();
+    return hbm > 0 && m_result->summaries[static_cast<size_t>(row)].peakBytes > hbm;
+}
+
 QVariant OverviewModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_result)
@@ -126,16 +143,37 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const
         return row;
     case Qt::TextAlignmentRole:
         return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
+    case ExceedsHbmRole:
+        return column == PeakMemoryColumn ? QVariant(exceedsHbm(row)) : QVariant();
+    case Qt::BackgroundRole:
+        if (column == PeakMemoryColumn && exceedsHbm(row))
+            return QColor(0xf8, 0xd7, 0xda); // does not fit: light red
+        return {};
+    case Qt::ForegroundRole:
+        if (column == PeakMemoryColumn && exceedsHbm(row))
+            return QColor(0x84, 0x20, 0x29);
+        return {};
     case Qt::ToolTipRole: {
         const QVariant raw = rawValue(row, column);
         if (!raw.isValid())
             return column == PeakMemoryColumn ? tr("Peak memory per rank is not computed yet.") : QVariant();
         if (column == PeakMemoryColumn) {
             const ClassSummary& s = m_result->summaries[static_cast<size_t>(row)];
-            return tr("Peak %1 bytes per rank\nweights %2, gradients %3, optimizer %4, activations peak %5")
-                .arg(formatExact(s.peakBytes), formatByteCount(double(s.weightBytes)),
-                    formatByteCount(double(s.gradientBytes)), formatByteCount(double(s.optimizerBytes)),
-                    formatByteCount(double(s.activationPeakBytes)));
+            QString tip = tr("Peak %1 bytes per rank\nweights %2, gradients %3, optimizer %4, activations peak %5")
+                              .arg(formatExact(s.peakBytes), formatByteCount(double(s.weightBytes)),
+                                  formatByteCount(double(s.gradientBytes)), formatByteCount(double(s.optimizerBytes)),
+                                  formatByteCount(double(s.activationPeakBytes)));
+            if (const int64_t hbm = hbmBytes(); hbm > 0)
+                tip += QLatin1Char('\n')
+                    + (s.peakBytes > hbm ? tr("Does not fit: exceeds the %1 of HBM of one %2 by %3")
+                                               .arg(formatByteCount(double(hbm)),
+                                                   QString::fromStdString(m_result->config.cluster.gpu),
+                                                   formatByteCount(double(s.peakBytes - hbm)))
+                                         : tr("Fits: %1% of the %2 of HBM of one %3")
+                                               .arg(QString::number(100.0 * double(s.peakBytes) / double(hbm), 'f', 0),
+                                                   formatByteCount(double(hbm)),
+                                                   QString::fromStdString(m_result->config.cluster.gpu)));
+            return tip;
         }
         if (isBytesColumn(column))
             return tr("%1 bytes per rank per iteration").arg(formatExact(raw.toLongLong()));

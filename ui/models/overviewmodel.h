@@ -40,6 +40,8 @@ public:
         RawValueRole,
         /// The row's class index into SynthesisResult::classes (int), for every column.
         ClassRole,
+        /// Peak memory column: true when the peak exceeds the HBM of the config's GPU (cluster.gpu).
+        ExceedsHbmRole,
     };
     Q_ENUM(Role)
 
@@ -58,6 +60,9 @@ public:
 private:
     QVariant rawValue(int row, int column) const;
     QString displayText(int row, int column) const;
+
+    int64_t hbmBytes() const;
+    bool exceedsHbm(int row) const;
 
     std::shared_ptr<const SynthesisResult> m_result;
 };
