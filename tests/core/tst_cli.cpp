@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+// The stagecraft command line, run as a user would: exit codes, messages, STAGE's flags, files written.
+#include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct Run
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Run stagecraft(const QStringList& args, const QString& workDir = {})
+{
+    QProcess p;
+    if (!workDir.isEmpty())
+        p.setWorkingDirectory(workDir);
+    p.start(QStringLiteral(STAGECRAFT_CLI), args);
+    if (!p.waitForFinished(120000))
+        qFatal("stagecraft did not finish");
+    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
+}
+
+} // namespace
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void reportJsonContract()
+    {
+        // DESIGN.md §4 keys; tiny's 1,705,216 parameters are derived by hand in tst_model.
+        const Run r = stagecraft({ QStringLiteral("report"), QStringLiteral("tiny"), QStringLiteral("--dp"),
+            QStringLiteral("2"), QStringLiteral("--pp"), QStringLiteral("2"), QStringLiteral("--json") });
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(j.value(QLatin1String("world_size")).toInteger(), 4);
+        QCOMPARE(j.value(QLatin1String("params")).toInteger(), 1705216);
+        QVERIFY(j.value(QLatin1String("flops_per_iteration")).toDouble() > 0);
+        QVERIFY(j.contains(QLatin1String("config")));
+        const auto classes = j.value(QLatin1String("classes")).toArray();
+        QCOMPARE(classes.size(), 2);
+        for (const auto& c : classes) {
+            const QJsonObject o = c.toObject();
+            for (const char* key : { "ranks", "example_rank", "stage", "flops", "nodes", "comm_bytes", "memory_bytes" })
+                QVERIFY2(o.contains(QLatin1String(key)), key);
+            QCOMPARE(o.value(QLatin1String("ranks")).toInteger(), 2);
+            for (const char* key : { "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send", "recv" })
+                QVERIFY2(o.value(QLatin1String("comm_bytes")).toObject().contains(QLatin1String(key)), key);
+            for (const char* key : { "weights", "gradients", "optimizer", "activations_peak", "peak" })
+                QVERIFY2(o.value(QLatin1String("memory_bytes")).toObject().contains(QLatin1String(key)), key);
+        }
+    }
+
+    void exitCodes_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no such config") << QStringList { QStringLiteral("report"), QStringLiteral("nosuch") } << 2
+                                        << QStringLiteral("no such config file or preset");
+        QTest::newRow("tp does not divide heads") << QStringList { QStringLiteral("report"), QStringLiteral("tiny"),
+            QStringLiteral("--tp"), QStringLiteral("3") }
+                                                  << 2 << QStringLiteral("tp=3 does not divide heads=8");
+        QTest::newRow("unknown flag") << QStringList { QStringLiteral("report"), QStringLiteral("tiny"),
+            QStringLiteral("--bogus") }
+                                      << 2 << QStringLiteral("bogus");
+        QTest::newRow("bad --set key") << QStringList { QStringLiteral("report"), QStringLiteral("tiny"),
+            QStringLiteral("--set"), QStringLiteral("parallelism.tpp=2") }
+                                       << 2 << QStringLiteral("did you mean");
+        QTest::newRow("rank outside world") << QStringList { QStringLiteral("report"), QStringLiteral("tiny"),
+            QStringLiteral("--rank"), QStringLiteral("9") }
+                                            << 2 << QStringLiteral("outside 0..0");
+        QTest::newRow("synth without --out")
+            << QStringList { QStringLiteral("synth"), QStringLiteral("tiny") } << 2 << QStringLiteral("--out");
+        QTest::newRow("inspect missing file")
+            << QStringList { QStringLiteral("inspect"), QStringLiteral("/nonexistent.et") } << 2
+            << QStringLiteral("no such file");
+    }
+
+    void exitCodes()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        const Run r = stagecraft(args);
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY2(r.err.contains(message) || r.out.contains(message), qPrintable(r.err + r.out));
+    }
+
+    void stageCommandLine()
+    {
+        // The STAGE command line of ../shared/data/stage-traces/llama-dp2tp2pp2, unchanged: 8 rank files named by
+        // --output_name's %d pattern and workload.json, and the set passes our own inspect.
+        QTemporaryDir dir;
+        const Run r = stagecraft({ QStringLiteral("synth"), QStringLiteral("--model_type"), QStringLiteral("llama"),
+            QStringLiteral("--dp"), QStringLiteral("2"), QStringLiteral("--tp"), QStringLiteral("2"),
+            QStringLiteral("--pp"), QStringLiteral("2"), QStringLiteral("--num_stacks"), QStringLiteral("2"),
+            QStringLiteral("--dmodel"), QStringLiteral("256"), QStringLiteral("--dff"), QStringLiteral("512"),
+            QStringLiteral("--head"), QStringLiteral("8"), QStringLiteral("--kvhead"), QStringLiteral("4"),
+            QStringLiteral("--seq"), QStringLiteral("128"), QStringLiteral("--batch"), QStringLiteral("4"),
+            QStringLiteral("--micro_batch"), QStringLiteral("2"), QStringLiteral("--output_dir"), dir.path(),
+            QStringLiteral("--output_name"), QStringLiteral("workload.%d.et") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList files = QDir(dir.path()).entryList(QDir::Files, QDir::Name);
+        QCOMPARE(files.size(), 9);
+        for (int rank = 0; rank < 8; ++rank)
+            QVERIFY(files.contains(QStringLiteral("workload.%1.et").arg(rank)));
+        QVERIFY(files.contains(QStringLiteral("workload.json")));
+        const Run inspect = stagecraft({ QStringLiteral("inspect"), dir.path() });
+        QVERIFY2(inspect.exitCode == 0, qPrintable(inspect.out));
+        QVERIFY(inspect.out.contains(QLatin1String("0 errors")));
+    }
+
+    void stageMoeCommandLine()
+    {
+        // STAGE multiplies the world by ep: --dp 2 --ep 2 gives 4 rank files (DESIGN.md §2), as STAGE's moe-dp2ep2.
+        QTemporaryDir dir;
+        const Run r = stagecraft({ QStringLiteral("synth"), QStringLiteral("--model_type"), QStringLiteral("moe"),
+            QStringLiteral("--dp"), QStringLiteral("2"), QStringLiteral("--ep"), QStringLiteral("2"),
+            QStringLiteral("--num_stacks"), QStringLiteral("2"), QStringLiteral("--dmodel"), QStringLiteral("256"),
+            QStringLiteral("--dff"), QStringLiteral("512"), QStringLiteral("--head"), QStringLiteral("8"),
+            QStringLiteral("--kvhead"), QStringLiteral("4"), QStringLiteral("--seq"), QStringLiteral("128"),
+            QStringLiteral("--batch"), QStringLiteral("4"), QStringLiteral("--micro_batch"), QStringLiteral("2"),
+            QStringLiteral("--experts"), QStringLiteral("4"), QStringLiteral("--kexperts"), QStringLiteral("2"),
+            QStringLiteral("--output_dir"), dir.path() });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(QDir(dir.path()).entryList({ QStringLiteral("workload.*.et") }, QDir::Files).size(), 4);
+    }
+
+    void inspectCorruptFile()
+    {
+        // A truncated varint: a clear error, exit 2, no crash.
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("bad.et")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray("\xff\xff", 2));
+        f.close();
+        const Run r = stagecraft({ QStringLiteral("inspect"), f.fileName() });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(!r.err.isEmpty() || r.out.contains(QLatin1String("error")));
+    }
+
+    void rankSummary()
+    {
+        // Rank 5 of dp2 tp2 pp2 (Megatron order tp fastest): tp 1, dp 0, pp 1; its tp group is {4, 5} and its
+        // pipeline peer is rank 1.
+        const Run r = stagecraft({ QStringLiteral("report"), QStringLiteral("tiny"), QStringLiteral("--dp"),
+            QStringLiteral("2"), QStringLiteral("--tp"), QStringLiteral("2"), QStringLiteral("--pp"),
+            QStringLiteral("2"), QStringLiteral("--rank"), QStringLiteral("5") });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QLatin1String("tp 1, cp 0, ep 0, edp 0, pp 1")));
+        QVERIFY(r.out.contains(QLatin1String("2 ranks: 4 5")));
+        QVERIFY(r.out.contains(QLatin1String("send to rank 1")));
+        QVERIFY(r.out.contains(QLatin1String("recv from rank 1")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
