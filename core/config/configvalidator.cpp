@@ -218,6 +218,14 @@ namespace {
             }
             if (p.schedule == Schedule::Interleaved && p.virtualStages == 1)
                 v.warning("parallelism.schedule", "schedule interleaved with virtual_stages=1 is plain 1f1b");
+            // Megatron-LM's interleaved 1F1B walks micro-batches in groups of pp.
+            const TrainingConfig& t = c.training;
+            const int64_t perStep = product(t.microBatch, p.dp);
+            if (p.schedule == Schedule::Interleaved && p.virtualStages > 1 && ppOk && perStep > 0
+                && t.globalBatch % perStep == 0 && (t.globalBatch / perStep) % p.pp != 0)
+                v.error("parallelism.schedule",
+                    "schedule interleaved needs the micro-batches per iteration, global_batch/(micro_batch*dp) = "
+                        + str(t.globalBatch / perStep) + ", to be a multiple of pp=" + str(p.pp));
         }
 
         if (p.zero < 0 || p.zero > 3)

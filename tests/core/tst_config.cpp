@@ -670,6 +670,15 @@ void TestConfig::validate_data()
         },
         "parallelism.virtual_stages", "layers=2 divisible by pp*virtual_stages = 2*2 = 4", 1);
     row(
+        "interleaved micro-batches", // tiny: global_batch 4 / micro_batch 2 = 2 micro-batches, not a multiple of 4
+        [](Config& c) {
+            c.model.layers = 8;
+            c.parallelism.schedule = Schedule::Interleaved;
+            c.parallelism.pp = 4;
+            c.parallelism.virtualStages = 2;
+        },
+        "parallelism.schedule", "global_batch/(micro_batch*dp) = 2, to be a multiple of pp=4", 1);
+    row(
         "interleaved, one virtual stage", [](Config& c) { c.parallelism.schedule = Schedule::Interleaved; },
         "parallelism.schedule", "plain 1f1b", 0, false);
     row(
