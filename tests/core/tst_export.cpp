@@ -234,7 +234,18 @@ private Q_SLOTS:
                 exportTrace(*r, o);
             }
         }
-        usleep(150 * 1000);
+        // Wait (up to 60 s, sanitizer builds are slow) until the child committed a file, then let it write on
+        // a little and kill it while it is in the middle of the set.
+        auto committed = [&] {
+            std::error_code ec;
+            for (const fs::directory_entry& e : fs::directory_iterator(options.directory, ec))
+                if (e.path().filename().string()[0] != '.' && e.path().extension() == ".et")
+                    return true;
+            return false;
+        };
+        for (int i = 0; i < 3000 && !committed(); ++i)
+            usleep(20 * 1000);
+        usleep(30 * 1000);
         kill(child, SIGKILL);
         int status = 0;
         waitpid(child, &status, 0);
