@@ -13,6 +13,7 @@ int run(int argc, char** argv)
 {
     CLI::App app { "Stagecraft: synthesize per-GPU execution traces of distributed LLM training", "stagecraft" };
     app.set_version_flag("--version", versionString());
+    app.get_formatter()->column_width(32); // the longest flags plus their type stay clear of their description
     app.require_subcommand(1);
     app.footer("Exit codes: 0 ok, 2 bad input (config, flags, file), 1 internal error.");
     std::vector<Command> commands;

@@ -7,7 +7,6 @@
 #include "program/stageplan.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 
@@ -33,15 +32,39 @@ std::shared_ptr<const ModelGraph> ModelGraphCache::get(const ModelConfig& model,
 
 namespace {
 
+    constexpr double kNever = -1e300; ///< "does not depend on this input"
+    constexpr double kLateS = 1e7; ///< an input time far beyond any unit's duration
+
+    bool defined(double x)
+    {
+        return x > kNever / 2;
+    }
+
+    /// When something of a unit ends, as a function of the unit's three inputs: its start (the stage's compute
+    /// stream is free), the time its stage's communication stream is free, and the arrival of its input (recv).
+    /// The unit is a max-plus system (every finish is a max of sums), so each end is exactly
+    ///   max(start + atStart, commFree + afterComm, arrival + afterRecv)
+    /// for commFree, arrival >= start, with kNever for an input it does not depend on.
+    struct UnitEnd
+    {
+        double atStart = kNever;
+        double afterComm = kNever;
+        double afterRecv = kNever;
+
+        double at(double start, double commFree, double arrival) const
+        {
+            return std::max({ start + atStart, commFree + afterComm, arrival + afterRecv });
+        }
+    };
+
     /// What one schedule unit (a forward or backward pass of one micro-batch through one chunk, or the iteration
-    /// tail) costs when run alone from t = 0 with both streams free. Seconds and bytes; doubles because the
+    /// tail) costs when run alone (estimateStep's two-stream model). Seconds and bytes; doubles because the
     /// figures are extrapolated.
     struct UnitProfile
     {
-        double computeEndS = 0; ///< last compute node finishes
-        double commEndS = 0; ///< last collective or send finishes
-        double commBusyS = 0; ///< sum of communication node times
-        double outputS = 0; ///< the unit's output has reached the neighbouring stage (last send finishes)
+        UnitEnd compute; ///< last compute node finishes
+        UnitEnd comm; ///< last collective or send finishes
+        UnitEnd output; ///< last send finishes: the output has reached the neighbouring stage
         double sendTimeS = 0; ///< sum of send times at the representative placement
         double sendBytes = 0;
         double sendCount = 0;
@@ -58,24 +81,30 @@ namespace {
 
     /// The profile of a chunk with more layers: `base` plus t times the change that one more layer per chunk makes
     /// (`from` -> `to`, measured on one stage type). What a layer adds is the same on every stage type: compute,
-    /// its collectives, its buffers. What sits at the chunk's boundary is not: the sends, which only some stage
-    /// types have, keep their size and follow the end of the unit's work. So the compute end, communication busy
-    /// time and memory figures move by the measured change, the communication end by the change of its lag behind
-    /// the compute end, and the output (the sends) with the communication end.
+    /// its collectives, its buffers. What sits at the chunk's boundary is not: the sends and recvs, which only
+    /// some stage types have, keep their size. So every figure moves by the change measured where the measured
+    /// type has it, and otherwise with the unit's compute end (a send follows the last compute).
     StageProfile extrapolate(const StageProfile& base, const StageProfile& from, const StageProfile& to, double t)
     {
         auto add = [t](const UnitProfile& b, const UnitProfile& f, const UnitProfile& e) {
             auto step = [t](double x, double y) { return t * (y - x); };
             UnitProfile out = b;
-            out.computeEndS = b.computeEndS + step(f.computeEndS, e.computeEndS);
-            out.commBusyS = b.commBusyS + step(f.commBusyS, e.commBusyS);
-            // The lag's change is only meaningful where the measured type communicates in this unit.
-            const double lagStep =
-                f.commEndS > 0 && e.commEndS > 0 ? step(f.commEndS - f.computeEndS, e.commEndS - e.computeEndS) : 0.0;
-            const double lag = b.commEndS - b.computeEndS + lagStep;
-            out.commEndS = b.commEndS > 0 ? std::max(0.0, out.computeEndS + lag) : 0.0;
-            if (b.sendCount > 0)
-                out.outputS = b.outputS + (out.commEndS - b.commEndS);
+            out.compute.atStart = b.compute.atStart + step(f.compute.atStart, e.compute.atStart);
+            const double shift = out.compute.atStart - b.compute.atStart;
+            auto move = [&](double x, double fx, double ex) {
+                if (!defined(x))
+                    return kNever;
+                return x + (defined(fx) && defined(ex) ? step(fx, ex) : shift);
+            };
+            auto moveEnd = [&](UnitEnd& o, const UnitEnd& bx, const UnitEnd& fx, const UnitEnd& ex, bool all) {
+                if (all)
+                    o.atStart = move(bx.atStart, fx.atStart, ex.atStart);
+                o.afterComm = move(bx.afterComm, fx.afterComm, ex.afterComm);
+                o.afterRecv = move(bx.afterRecv, fx.afterRecv, ex.afterRecv);
+            };
+            moveEnd(out.compute, b.compute, f.compute, e.compute, false);
+            moveEnd(out.comm, b.comm, f.comm, e.comm, true);
+            moveEnd(out.output, b.output, f.output, e.output, true);
             out.netBytes = b.netBytes + step(f.netBytes, e.netBytes);
             out.peakBytes = b.peakBytes + step(f.peakBytes, e.peakBytes);
             return out;
@@ -125,6 +154,13 @@ namespace {
         return n.pass == Pass::Backward || n.recompute;
     }
 
+    /// Nodes of the data-parallel gradient reduction that ZeRO 0/1 run once per iteration, inside the last
+    /// micro-batch's backward: a regular backward lacks exactly these.
+    bool isIterationReduction(const ProgramNode& n)
+    {
+        return n.microBatch < 0 && n.pass != Pass::Optimizer;
+    }
+
     bool profileStage(const DistributionPlan& plan, int32_t sigma, const ReducedShape& shape, const Mesh& realMesh,
         const HardwareRates& rates, int64_t gpusPerNode, StageProfile& out, int64_t& nodeCount, std::string& error)
     {
@@ -161,7 +197,7 @@ namespace {
             unitOf[i] = static_cast<uint32_t>(u);
         }
 
-        // Each unit alone: two in-order streams from t = 0, dependencies on other units already satisfied.
+        // Node times on the rank of the real stage this type stands for.
         const int32_t real = representative(sigma, shape);
         const CommPlacement placement(realMesh, realMesh.withCoordinate(RankId { 0 }, Axis::Pp, real), gpusPerNode);
         auto realPeer = [&](int32_t peer) {
@@ -171,72 +207,143 @@ namespace {
             const bool forward = delta == 1 || delta == -(shape.pr - 1);
             return forward ? (real + 1) % shape.p : (real - 1 + shape.p) % shape.p;
         };
-        std::vector<UnitProfile> units(order.size() + 1);
-        std::vector<std::array<double, 2>> streamFree(order.size() + 1, { 0.0, 0.0 });
-        std::vector<double> finish(n, 0.0);
+        std::vector<double> duration(n);
         for (size_t i = 0; i < n; ++i) {
             const ProgramNode& node = program.nodes[i];
-            const uint32_t unit = unitOf[i];
-            double ready = 0;
-            for (const std::vector<NodeId>* deps : { &node.dataDeps, &node.ctrlDeps })
-                for (NodeId d : *deps)
-                    if (unitOf[d.value] == unit)
-                        ready = std::max(ready, finish[d.value]);
-            const double duration =
-                nodeTimeS(node, rates, placement, node.kind == NodeKind::Send ? realPeer(node.peerStage) : 0);
-            UnitProfile& prof = units[unit];
-            if (node.kind == NodeKind::Recv) {
-                finish[i] = ready;
-                continue;
-            }
-            const int s = node.kind == NodeKind::Compute ? 0 : 1;
-            const double start = std::max(ready, streamFree[unit][static_cast<size_t>(s)]);
-            finish[i] = start + duration;
-            streamFree[unit][static_cast<size_t>(s)] = finish[i];
-            if (s == 0) {
-                prof.computeEndS = std::max(prof.computeEndS, finish[i]);
-                continue;
-            }
-            prof.commEndS = std::max(prof.commEndS, finish[i]);
-            prof.commBusyS += duration;
-            if (node.kind == NodeKind::Send) {
-                prof.outputS = std::max(prof.outputS, finish[i]);
-                prof.sendTimeS += duration;
-                prof.sendBytes += static_cast<double>(node.bytes);
-                prof.sendCount += 1;
-            }
+            duration[i] = nodeTimeS(node, rates, placement, node.kind == NodeKind::Send ? realPeer(node.peerStage) : 0);
         }
 
-        // Memory: net bytes per unit from buffer lifetimes, then each unit's peak above its starting level.
+        // Memory bookkeeping: bytes of the iteration reduction's own buffers alive at each node (subtracted for the
+        // regular-backward variant), resident total.
         int64_t resident = 0;
         for (int64_t b : timeline.resident)
             resident += b;
+        std::vector<int64_t> reductionLive(n + 1, 0);
+        for (size_t b = 0; b < program.buffers.size(); ++b) {
+            const Buffer& buf = program.buffers[b];
+            if (buf.resident || timeline.firstUse[b] < 0
+                || !isIterationReduction(program.nodes[static_cast<size_t>(timeline.firstUse[b])]))
+                continue;
+            reductionLive[static_cast<size_t>(timeline.firstUse[b])] += buf.bytes;
+            reductionLive[static_cast<size_t>(timeline.lastUse[b]) + 1] -= buf.bytes;
+        }
+        for (size_t i = 1; i <= n; ++i)
+            reductionLive[i] += reductionLive[i - 1];
+
+        // Net bytes per unit from buffer lifetimes (with and without the iteration reduction's buffers), then
+        // the bytes live when each unit starts.
+        std::vector<double> net(order.size() + 1, 0.0), netRegular(order.size() + 1, 0.0);
         for (size_t b = 0; b < program.buffers.size(); ++b) {
             const Buffer& buf = program.buffers[b];
             if (buf.resident || timeline.firstUse[b] < 0)
                 continue;
             const uint32_t ua = unitOf[static_cast<size_t>(timeline.firstUse[b])];
             const uint32_t ub = unitOf[static_cast<size_t>(timeline.lastUse[b])];
-            if (ua != ub) {
-                units[ua].netBytes += static_cast<double>(buf.bytes);
-                units[ub].netBytes -= static_cast<double>(buf.bytes);
+            if (ua == ub)
+                continue;
+            net[ua] += static_cast<double>(buf.bytes);
+            net[ub] -= static_cast<double>(buf.bytes);
+            if (!isIterationReduction(program.nodes[static_cast<size_t>(timeline.firstUse[b])])) {
+                netRegular[ua] += static_cast<double>(buf.bytes);
+                netRegular[ub] -= static_cast<double>(buf.bytes);
             }
         }
-        std::vector<double> before(units.size(), 0.0);
-        for (size_t k = 1; k < units.size(); ++k)
-            before[k] = before[k - 1] + units[k - 1].netBytes;
-        std::vector<double> peak(units.size(), 0.0);
-        for (size_t i = 0; i < n; ++i) {
-            const uint32_t unit = unitOf[i];
-            peak[unit] = std::max(peak[unit], static_cast<double>(timeline.total(i) - resident) - before[unit]);
-        }
-        for (size_t k = 0; k < units.size(); ++k)
-            units[k].peakBytes = peak[k];
+        std::vector<double> before(order.size() + 1, 0.0);
+        for (size_t k = 1; k < before.size(); ++k)
+            before[k] = before[k - 1] + net[k - 1];
 
-        // One profile per kind and local chunk.
+        // One unit alone: two in-order streams from t = 0, dependencies on other units already satisfied.
+        // `regular` leaves out the iteration reduction (a backward of any micro-batch but the last).
+        std::vector<std::vector<uint32_t>> nodesOf(order.size() + 1);
+        for (size_t i = 0; i < n; ++i)
+            nodesOf[unitOf[i]].push_back(static_cast<uint32_t>(i));
+        std::vector<int32_t> mark(n, -1);
+        std::vector<double> finish(n, 0.0);
+        int32_t pass = 0;
+        struct Ends
+        {
+            double compute = kNever, comm = kNever, output = kNever;
+        };
+        auto simulateUnit = [&](uint32_t unit, bool regular, double commFreeAt, double recvAt, UnitProfile* prof) {
+            Ends ends;
+            ++pass;
+            double streamFree[2] = { 0.0, commFreeAt };
+            double peak = 0;
+            for (uint32_t i : nodesOf[unit]) {
+                const ProgramNode& node = program.nodes[i];
+                if (regular && isIterationReduction(node))
+                    continue;
+                mark[i] = pass;
+                if (prof)
+                    peak = std::max(peak,
+                        static_cast<double>(timeline.total(i) - resident - (regular ? reductionLive[i] : 0))
+                            - before[unit]);
+                // Dependencies inside the unit by their simulated finish; on communication of earlier units (the
+                // optimizer on the last backward's gradient reduction) by the time the stream drains.
+                double ready = 0;
+                for (const std::vector<NodeId>* deps : { &node.dataDeps, &node.ctrlDeps })
+                    for (NodeId d : *deps) {
+                        if (mark[d.value] == pass)
+                            ready = std::max(ready, finish[d.value]);
+                        else if (program.nodes[d.value].kind == NodeKind::Collective
+                            || program.nodes[d.value].kind == NodeKind::Send)
+                            ready = std::max(ready, commFreeAt);
+                    }
+                if (node.kind == NodeKind::Recv) {
+                    finish[i] = std::max(ready, recvAt);
+                    continue;
+                }
+                const int s = node.kind == NodeKind::Compute ? 0 : 1;
+                const double start = std::max(ready, streamFree[s]);
+                finish[i] = start + duration[i];
+                streamFree[s] = finish[i];
+                if (s == 0) {
+                    ends.compute = std::max(ends.compute, finish[i]);
+                    continue;
+                }
+                ends.comm = std::max(ends.comm, finish[i]);
+                if (node.kind == NodeKind::Send) {
+                    ends.output = std::max(ends.output, finish[i]);
+                    if (prof) {
+                        prof->sendTimeS += duration[i];
+                        prof->sendBytes += static_cast<double>(node.bytes);
+                        prof->sendCount += 1;
+                    }
+                }
+            }
+            if (prof) {
+                prof->netBytes = regular ? netRegular[unit] : net[unit];
+                prof->peakBytes = peak;
+            }
+            return ends;
+        };
+        // Three runs give the max-plus coefficients: all inputs at 0, the communication stream busy until late,
+        // the recv arriving late (an end that moved by the late time depends on that input).
+        auto profileUnit = [&](uint32_t unit, bool regular) {
+            UnitProfile prof;
+            const Ends now = simulateUnit(unit, regular, 0.0, 0.0, &prof);
+            const Ends commLate = simulateUnit(unit, regular, kLateS, 0.0, nullptr);
+            const Ends recvLate = simulateUnit(unit, regular, 0.0, kLateS, nullptr);
+            auto after = [](double end) { return end >= kLateS / 2 ? end - kLateS : kNever; };
+            auto fill = [&](UnitEnd& e, double at, double c, double r) {
+                e.atStart = defined(at) ? at : kNever;
+                e.afterComm = after(c);
+                e.afterRecv = after(r);
+            };
+            fill(prof.compute, now.compute, commLate.compute, recvLate.compute);
+            fill(prof.comm, now.comm, commLate.comm, recvLate.comm);
+            fill(prof.output, now.output, commLate.output, recvLate.output);
+            if (!defined(prof.compute.atStart))
+                prof.compute.atStart = 0;
+            return prof;
+        };
+
+        // One profile per kind and local chunk: the first forward, a backward of a micro-batch before the last
+        // (or the last backward without the iteration reduction when the reduced plan has one micro-batch), the
+        // last backward, and the tail.
         out = StageProfile {};
         out.residentBytes = static_cast<double>(resident);
-        out.tail = units[tailUnit];
+        out.tail = profileUnit(static_cast<uint32_t>(tailUnit), false);
         const size_t v = static_cast<size_t>(shape.v);
         std::vector<int> forward(v, -1), backward(v, -1), lastBackward(v, -1);
         for (size_t k = 0; k < order.size(); ++k) {
@@ -256,17 +363,46 @@ namespace {
                 error = "reduced program lacks a unit of chunk " + std::to_string(c);
                 return false;
             }
-            out.forward.push_back(units[static_cast<size_t>(forward[c])]);
-            out.lastBackward.push_back(units[static_cast<size_t>(lastBackward[c])]);
-            out.backward.push_back(units[static_cast<size_t>(backward[c] >= 0 ? backward[c] : lastBackward[c])]);
+            out.forward.push_back(profileUnit(static_cast<uint32_t>(forward[c]), false));
+            out.lastBackward.push_back(profileUnit(static_cast<uint32_t>(lastBackward[c]), false));
+            out.backward.push_back(backward[c] >= 0 ? profileUnit(static_cast<uint32_t>(backward[c]), false)
+                                                    : profileUnit(static_cast<uint32_t>(lastBackward[c]), true));
         }
         return true;
     }
 
 } // namespace
 
+DistributionPlan* ReducedPlanCache::find(const Config& config)
+{
+    for (Entry& e : m_entries)
+        if (samePlan(e.config, config)) {
+            e.plan->config.training.recompute = config.training.recompute; // read by the program builder only
+            return e.plan.get();
+        }
+    return nullptr;
+}
+
+DistributionPlan* ReducedPlanCache::store(const Config& config, DistributionPlan plan)
+{
+    if (m_entries.size() >= 4)
+        m_entries.erase(m_entries.begin());
+    m_entries.push_back(Entry { config, std::make_unique<DistributionPlan>(std::move(plan)) });
+    return m_entries.back().plan.get();
+}
+
+bool ReducedPlanCache::samePlan(const Config& a, const Config& b)
+{
+    Config x = a;
+    x.training.recompute = b.training.recompute;
+    return x == b;
+}
+
+ReducedPlanCache::ReducedPlanCache() = default;
+ReducedPlanCache::~ReducedPlanCache() = default;
+
 bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptions& options, ModelGraphCache& graphs,
-    QuickEstimate& out, std::string& error)
+    QuickEstimate& out, std::string& error, ReducedPlanCache* plans)
 {
     try {
         const ParallelismConfig& par = config.parallelism;
@@ -292,7 +428,7 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                 + " divisible by pp=" + std::to_string(shape.p);
             return false;
         }
-        shape.mr = interleaved && shape.pr >= 2 ? shape.pr : std::min(m, 2);
+        shape.mr = interleaved && shape.pr >= 2 ? shape.pr : 1;
 
         // Layers per real chunk, and the reduced layer counts to extrapolate from.
         const StagePlan real(config.model.layers, shape.p, shape.v);
@@ -314,12 +450,18 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
             reduced.model.layers = int64_t(layersPerChunk) * shape.pr * shape.v;
             reduced.parallelism.pp = shape.pr;
             reduced.training.globalBatch = config.training.microBatch * par.dp * shape.mr;
-            std::string planError;
-            std::optional<DistributionPlan> plan =
-                planDistribution(reduced, graphs.get(reduced.model, reduced.training.precision), planError);
+            DistributionPlan* plan = nullptr;
+            std::optional<DistributionPlan> local;
+            if (plans)
+                plan = plans->find(reduced);
             if (!plan) {
-                error = "reduced plan: " + planError;
-                return false;
+                std::string planError;
+                local = planDistribution(reduced, graphs.get(reduced.model, reduced.training.precision), planError);
+                if (!local) {
+                    error = "reduced plan: " + planError;
+                    return false;
+                }
+                plan = plans ? plans->store(reduced, std::move(*local)) : &*local;
             }
             profiles.assign(static_cast<size_t>(shape.pr), StageProfile {});
             for (int32_t sigma = 0; sigma < shape.pr; ++sigma)
@@ -394,19 +536,20 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                     if (arrival < 0)
                         break;
                     const UnitProfile& prof = unitProfile(s, unit);
-                    const double start = std::max(computeFree[static_cast<size_t>(s)], arrival);
-                    const double commBefore = commFree[static_cast<size_t>(s)];
-                    // The unit's sends move to the real stage's placement; its communication (sends last) queues
-                    // behind what earlier units left on the stream.
+                    // The unit starts when its stage's compute stream is free; what needs the previous units'
+                    // communication or the input waits for them (UnitEnd).
+                    const double start = computeFree[static_cast<size_t>(s)];
+                    const double commBefore = std::max(commFree[static_cast<size_t>(s)], start);
+                    // The unit's sends move to the real stage's placement.
                     double resend = 0;
                     if (prof.sendCount > 0)
                         resend = sendTime(s, unit.backward ? (s - 1 + p) % p : (s + 1) % p, prof) - prof.sendTimeS;
-                    computeFree[static_cast<size_t>(s)] = start + prof.computeEndS;
+                    const double computeEnd = prof.compute.at(start, commBefore, arrival);
+                    computeFree[static_cast<size_t>(s)] = computeEnd;
                     commFree[static_cast<size_t>(s)] =
-                        std::max(start + prof.commEndS, commBefore + prof.commBusyS) + resend;
-                    const double ready = prof.sendCount > 0
-                        ? std::max(start + prof.outputS, commBefore + prof.commBusyS) + resend
-                        : start + prof.computeEndS;
+                        std::max(commFree[static_cast<size_t>(s)], prof.comm.at(start, commBefore, arrival) + resend);
+                    const double ready =
+                        prof.sendCount > 0 ? prof.output.at(start, commBefore, arrival) + resend : computeEnd;
                     output[outputIndex(unit.microBatch, g, unit.backward)] = ready;
                     ++pos;
                     progress = true;
@@ -421,8 +564,12 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                 return false;
             }
             const StageProfile& prof = *chunkProfile[static_cast<size_t>(s)];
-            const double end = std::max(computeFree[static_cast<size_t>(s)], commFree[static_cast<size_t>(s)])
-                + std::max(prof.tail.computeEndS, prof.tail.commEndS);
+            // The tail (optimizer, parameter gathers) after the last unit; it waits for the gradient reductions
+            // still on the communication stream.
+            const double start = computeFree[static_cast<size_t>(s)];
+            const double commBefore = std::max(commFree[static_cast<size_t>(s)], start);
+            const double end = std::max({ prof.tail.compute.at(start, commBefore, start),
+                prof.tail.comm.at(start, commBefore, start), commBefore });
             est.iterationTimeS = std::max(est.iterationTimeS, end);
 
             // Memory: resident state plus the running sum of the units' net bytes and their peaks.

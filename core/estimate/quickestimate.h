@@ -31,6 +31,34 @@ private:
     std::vector<Entry> m_entries;
 };
 
+struct DistributionPlan;
+
+/// Reduced plans kept between quickEstimate() calls of one thread. Planning does not depend on the recompute
+/// policy (only the program builder reads it), so plans that differ only in recompute are planned once. Holds
+/// the last few plans. Not thread-safe: one per thread.
+class ReducedPlanCache
+{
+public:
+    ReducedPlanCache();
+    ~ReducedPlanCache();
+    ReducedPlanCache(const ReducedPlanCache&) = delete;
+    ReducedPlanCache& operator=(const ReducedPlanCache&) = delete;
+
+    /// The plan of `config` (recompute aside), its config's recompute set to `config`'s; null when not held.
+    DistributionPlan* find(const Config& config);
+    /// Keeps `plan` for `config` and returns it.
+    DistributionPlan* store(const Config& config, DistributionPlan plan);
+
+private:
+    static bool samePlan(const Config& a, const Config& b);
+    struct Entry
+    {
+        Config config;
+        std::unique_ptr<DistributionPlan> plan;
+    };
+    std::vector<Entry> m_entries;
+};
+
 /// Step time and peak memory of a plan, estimated from reduced programs instead of the full synthesis.
 struct QuickEstimate
 {
@@ -48,17 +76,23 @@ struct QuickEstimate
 ///  2. Stages: only three stage types differ (the first holds the embedding, the last the head and loss, the
 ///     others only layers): the reduced plan has min(pp, 3) stages, and its middle stage stands for stages
 ///     1..pp-2 (communication placement of the real rank; pipeline peers re-placed per real stage).
-///  3. Micro-batches: the reduced programs run min(m, 2) micro-batches (pp for interleaved, which needs m % pp
-///     == 0), enough to see each kind of schedule unit: a forward, a backward, the last backward (which carries
-///     the data-parallel gradient reduction of ZeRO 0/1) and the iteration tail (optimizer, parameter gathers).
-/// Each unit of the reduced programs is simulated alone (estimateStep's two-stream model) giving its compute end,
-/// communication end and busy time, output time (its send), and its memory effect (net bytes it leaves allocated,
-/// peak above the bytes live at its start). The real schedules (scheduleOrder for pp, v, m) are then replayed
-/// unit by unit: a unit starts when its stage's compute stream is free and its input arrived from the
-/// neighbouring stage; memory is the resident state plus the running sum of units' net bytes and their peaks.
+///  3. Micro-batches: the reduced programs run one micro-batch (pp for interleaved, which needs m % pp == 0):
+///     a forward unit, the last backward (which carries the data-parallel gradient reduction of ZeRO 0/1) and the
+///     iteration tail (optimizer, parameter gathers); a regular backward is the last one without the nodes of
+///     that once-per-iteration reduction.
+/// Each unit of the reduced programs is simulated alone with estimateStep's two-stream model. A unit is a max-plus
+/// system of three inputs (its stage's compute stream free, its communication stream free, its input's arrival),
+/// so three runs give each of its end times (compute, communication, output sent) exactly as a max of the inputs
+/// plus constants; the memory effect is its net bytes left allocated and its peak above the bytes live at its
+/// start. The real schedules (scheduleOrder for pp, v, m) are then replayed unit by unit across all stages in
+/// O(pp * m * v); memory is the resident state plus the running sum of units' net bytes and their peaks.
+/// What this does not reproduce: overlap across unit boundaries beyond those three inputs (e.g. a unit's
+/// collectives running ahead of its compute start), and the per-rank placement of collectives of middle stages
+/// other than stage 1.
 /// Agreement with the full synthesis + estimateStep is tested on small plans (tst_sweep). Returns false with
-/// `error` when the reduced plan cannot be built. Thread-safe when each thread passes the same `graphs`.
+/// `error` when the reduced plan cannot be built. Never throws. Thread-safe when threads share `graphs` and each
+/// passes its own `plans` (optional: reuses the reduced plans of the previous calls).
 bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptions& options, ModelGraphCache& graphs,
-    QuickEstimate& out, std::string& error);
+    QuickEstimate& out, std::string& error, ReducedPlanCache* plans = nullptr);
 
 } // namespace stagecraft

@@ -253,7 +253,10 @@ private Q_SLOTS:
     void tabsByName()
     {
         MainWindow window(false);
-        QCOMPARE(window.tabNames(), (QStringList { QStringLiteral("overview"), QStringLiteral("report") }));
+        QCOMPARE(window.tabNames(),
+            (QStringList { QStringLiteral("overview"), QStringLiteral("graph"), QStringLiteral("memory"),
+                QStringLiteral("communication"), QStringLiteral("report") }));
+        QVERIFY(window.showTab(QStringLiteral("memory")));
         QVERIFY(window.showTab(QStringLiteral("report")));
         QVERIFY(window.showTab(QStringLiteral("Overview")));
         QVERIFY(!window.showTab(QStringLiteral("nonsense")));

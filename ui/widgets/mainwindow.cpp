@@ -2,8 +2,11 @@
 #include "widgets/mainwindow.h"
 
 #include "app/recentfiles.h"
+#include "charts/memoryview.h"
 #include "config/configloader.h"
 #include "config/presets.h"
+#include "graph/graphview.h"
+#include "heatmap/commview.h"
 #include "models/formatting.h"
 #include "session/configdocument.h"
 #include "session/synthesissession.h"
@@ -97,6 +100,9 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     createStatusBar();
     createMenus();
     addResultView(m_overview, tr("Overview"), QStringLiteral("overview"));
+    addResultView(new GraphView(this), tr("Graph"), QStringLiteral("graph"));
+    addResultView(new MemoryView(this), tr("Memory"), QStringLiteral("memory"));
+    addResultView(new CommView(this), tr("Communication"), QStringLiteral("communication"));
     addResultView(m_report, tr("Report"), QStringLiteral("report"));
 
     m_synthesisTimer->setSingleShot(true);

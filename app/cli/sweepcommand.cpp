@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+// stagecraft sweep CONFIG --gpus N [--json] [--top K] [--gpu NAME] [--efficiency E] [--gpus-per-node G] [--exact]
+#include "command.h"
+#include "estimate/stepestimate.h"
+#include "estimate/sweep.h"
+
+#include <cstdio>
+#include <iostream>
+#include <unistd.h>
+
+namespace stagecraft::cli {
+
+namespace {
+
+    /// Progress on stderr, one line rewritten in place; only used when stderr is a terminal.
+    class TerminalProgress : public ProgressSink
+    {
+    public:
+        void report(double fraction, const char* stage) override
+        {
+            const int percent = static_cast<int>(fraction * 100);
+            if (percent == m_lastPercent)
+                return;
+            m_lastPercent = percent;
+            std::fprintf(stderr, "\rsweep: %s %3d%%", stage, percent);
+            std::fflush(stderr);
+        }
+        bool cancelled() const override
+        {
+            return false;
+        }
+        void finish()
+        {
+            if (m_lastPercent >= 0)
+                std::fprintf(stderr, "\r\033[K");
+        }
+
+    private:
+        int m_lastPercent = -1;
+    };
+
+} // namespace
+
+Command addSweepCommand(CLI::App& app)
+{
+    struct State
+    {
+        ConfigFlags flags;
+        int64_t gpus = 0;
+        bool json = false;
+        int64_t top = 20;
+        std::optional<std::string> gpu;
+        std::optional<int64_t> gpusPerNode;
+        double efficiency = EstimateOptions {}.computeEfficiency;
+        bool exact = false;
+        int threads = 0;
+        std::vector<int64_t> microBatches = SweepOptions {}.microBatches;
+    };
+    auto state = std::make_shared<State>();
+    CLI::App* cmd = app.add_subcommand("sweep",
+        "Rank every valid (dp, tp, pp, cp, ep, micro-batch, recompute, ZeRO) plan for N GPUs by estimated step time");
+    state->flags.add(cmd);
+    cmd->add_option("--gpus", state->gpus, "Number of GPUs to plan for (dp*tp*pp*cp)")
+        ->required()
+        ->check(CLI::PositiveNumber);
+    cmd->add_flag("--json", state->json, "Print every candidate, rejected ones with their reason, as JSON");
+    cmd->add_option("--top", state->top, "Rows of the ranked table (0: all)")->capture_default_str();
+    cmd->add_option("--gpu", state->gpu, "GPU preset (cluster.gpu): a100-80gb, b200, h100-sxm, h200");
+    cmd->add_option("--gpus-per-node", state->gpusPerNode, "GPUs per node (cluster.gpus_per_node)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--efficiency", state->efficiency, "Fraction of peak FLOP/s compute kernels reach")
+        ->capture_default_str()
+        ->check(CLI::Range(1e-6, 1.0));
+    cmd->add_flag("--exact", state->exact, "Synthesize every plan in full instead of the reduced-program estimate");
+    cmd->add_option("--threads", state->threads, "Worker threads (0: one per core)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--micro-batches", state->microBatches, "Micro-batch sizes to try, e.g. 1,2,4")
+        ->capture_default_str()
+        ->delimiter(',');
+    return { cmd, [state]() -> int {
+                ConfigFlags flags = state->flags;
+                if (state->gpu)
+                    flags.sets.push_back("cluster.gpu=" + *state->gpu);
+                if (state->gpusPerNode)
+                    flags.sets.push_back("cluster.gpus_per_node=" + std::to_string(*state->gpusPerNode));
+                int exitCode = ExitOk;
+                std::optional<Config> config = loadConfig(flags, exitCode);
+                if (!config)
+                    return exitCode;
+                std::string error;
+                std::optional<GpuSpec> gpu = gpuForConfig(*config, error);
+                if (!gpu) {
+                    std::cerr << "stagecraft: " << error << "\n";
+                    return ExitBadInput;
+                }
+                EstimateOptions options;
+                options.computeEfficiency = state->efficiency;
+                SweepOptions sweepOptions;
+                sweepOptions.exact = state->exact;
+                sweepOptions.threads = state->threads;
+                sweepOptions.microBatches = state->microBatches;
+                TerminalProgress terminal;
+                const bool tty = isatty(STDERR_FILENO) == 1;
+                const SweepResult result =
+                    sweep(*config, state->gpus, *gpu, options, tty ? &terminal : nullptr, sweepOptions);
+                terminal.finish();
+                if (!result.error.empty()) {
+                    std::cerr << "stagecraft: " << result.error << "\n";
+                    return ExitBadInput;
+                }
+                if (state->json) {
+                    nlohmann::ordered_json j { { "name", config->name } };
+                    j.update(sweepJson(result));
+                    std::cout << j.dump(2) << "\n";
+                } else {
+                    std::cout << "Sweep of " << config->name << " on ";
+                    std::cout << sweepText(result, state->top);
+                }
+                return ExitOk;
+            } };
+}
+
+} // namespace stagecraft::cli

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: MIT
+#include "estimate/sweep.h"
+
+#include "config/configvalidator.h"
+#include "estimate/quickestimate.h"
+#include "estimate/stepestimate.h"
+#include "model/modelcost.h"
+#include "synthesis/synthesis.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <map>
+#include <thread>
+
+namespace stagecraft {
+
+namespace {
+
+    std::vector<int64_t> divisors(int64_t n)
+    {
+        std::vector<int64_t> out;
+        for (int64_t d = 1; d * d <= n; ++d) {
+            if (n % d != 0)
+                continue;
+            out.push_back(d);
+            if (d != n / d)
+                out.push_back(n / d);
+        }
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+
+    /// Binary units with one decimal: "93.1 GiB", "7.6 MiB".
+    std::string memory(double bytes)
+    {
+        char buf[32];
+        if (bytes >= 1073741824.0)
+            std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / 1073741824.0);
+        else if (bytes >= 1048576.0)
+            std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / 1048576.0);
+        else
+            std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024.0);
+        return buf;
+    }
+
+    std::string seconds(double s)
+    {
+        char buf[32];
+        if (s >= 1)
+            std::snprintf(buf, sizeof buf, "%.3f s", s);
+        else if (s >= 1e-3)
+            std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+        else
+            std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+        return buf;
+    }
+
+    Config candidateConfig(const Config& base, const SweepCandidate& c)
+    {
+        Config config = base;
+        ParallelismConfig& p = config.parallelism;
+        p.dp = c.dp;
+        p.tp = c.tp;
+        p.pp = c.pp;
+        p.cp = c.cp;
+        p.ep = c.ep;
+        p.zero = c.zero;
+        p.sequenceParallel = c.sequenceParallel;
+        config.training.microBatch = c.microBatch;
+        config.training.recompute = c.recompute;
+        return config;
+    }
+
+    void reject(SweepCandidate& c, SweepRejection why, std::string key, std::string reason)
+    {
+        c.rejection = why;
+        c.reasonKey = std::move(key);
+        c.reason = std::move(reason);
+    }
+
+    struct Evaluator
+    {
+        Evaluator(const Config& b, const GpuSpec& g, const EstimateOptions& o, const SweepOptions& so)
+            : base(b)
+            , gpu(g)
+            , options(o)
+            , sweepOptions(so)
+        {
+        }
+
+        const Config& base;
+        const GpuSpec& gpu;
+        const EstimateOptions& options;
+        const SweepOptions& sweepOptions;
+        double modelFlops = 0;
+        double peakFlops = 0;
+        int64_t gpus = 0;
+        ModelGraphCache graphs;
+
+        void evaluate(SweepCandidate& c, ReducedPlanCache& plans)
+        {
+            const Config config = candidateConfig(base, c);
+            for (const Diagnostic& d : validateConfig(config)) {
+                if (d.severity == Severity::Error) {
+                    reject(c, SweepRejection::Invalid, d.keyPath, d.keyPath + ": " + d.message);
+                    return;
+                }
+            }
+            const ParallelismConfig& p = config.parallelism;
+            const int64_t m = microBatchesPerIteration(config);
+            if (p.schedule == Schedule::Interleaved && p.virtualStages > 1 && m % p.pp != 0) {
+                reject(c, SweepRejection::Invalid, "parallelism.schedule",
+                    "parallelism.schedule: interleaved needs the " + std::to_string(m)
+                        + " micro-batches per iteration divisible by pp=" + std::to_string(p.pp));
+                return;
+            }
+            std::string error;
+            if (sweepOptions.exact) {
+                SynthesisOutcome outcome =
+                    synthesize(config, nullptr, graphs.get(config.model, config.training.precision));
+                if (!outcome.result) {
+                    std::string message = "synthesis failed";
+                    for (const Diagnostic& d : outcome.diagnostics)
+                        if (d.severity == Severity::Error) {
+                            message = d.keyPath.empty() ? d.message : d.keyPath + ": " + d.message;
+                            break;
+                        }
+                    reject(c, SweepRejection::EstimateFailed, "estimate", message);
+                    return;
+                }
+                StepEstimate estimate;
+                if (!estimateStep(*outcome.result, gpu, options, estimate, error)) {
+                    reject(c, SweepRejection::EstimateFailed, "estimate", error);
+                    return;
+                }
+                c.stepTimeS = estimate.iterationTimeS;
+                for (const ClassSummary& s : outcome.result->summaries)
+                    c.peakBytes = std::max(c.peakBytes, s.peakBytes);
+            } else {
+                QuickEstimate estimate;
+                if (!quickEstimate(config, gpu, options, graphs, estimate, error, &plans)) {
+                    reject(c, SweepRejection::EstimateFailed, "estimate", error);
+                    return;
+                }
+                c.stepTimeS = estimate.iterationTimeS;
+                c.peakBytes = estimate.peakBytes;
+            }
+            if (c.peakBytes > gpu.hbmBytes) {
+                reject(c, SweepRejection::OutOfMemory, "memory",
+                    "peak " + memory(static_cast<double>(c.peakBytes)) + " > "
+                        + memory(static_cast<double>(gpu.hbmBytes)) + " HBM");
+                return;
+            }
+            if (c.stepTimeS > 0)
+                c.mfu = modelFlops / (static_cast<double>(gpus) * peakFlops * c.stepTimeS);
+        }
+    };
+
+} // namespace
+
+SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const EstimateOptions& options,
+    ProgressSink* progress, const SweepOptions& sweepOptions)
+{
+    SweepResult result;
+    result.gpu = gpu.name;
+    result.gpus = gpus;
+    result.hbmBytes = gpu.hbmBytes;
+    result.peakFlops = gpu.peakFlops(base.training.precision);
+    result.computeEfficiency = options.computeEfficiency;
+    result.method = sweepOptions.exact ? "exact" : "quick";
+    if (gpus < 1 || gpus > kMaxWorldSize) {
+        result.error =
+            "the GPU count must be between 1 and " + std::to_string(kMaxWorldSize) + ", found " + std::to_string(gpus);
+        return result;
+    }
+    if (!(result.peakFlops > 0)) {
+        result.error = "GPU " + gpu.name + " has no peak FLOP/s for precision " + toString(base.training.precision);
+        return result;
+    }
+    try {
+        Evaluator evaluator(base, gpu, options, sweepOptions);
+        evaluator.peakFlops = result.peakFlops;
+        evaluator.gpus = gpus;
+        // Model FLOPs per iteration do not depend on the plan: computed once for dp = micro_batch = 1.
+        {
+            Config single = base;
+            single.parallelism = ParallelismConfig {};
+            single.training.microBatch = 1;
+            ModelCost cost;
+            std::string error;
+            if (computeModelCost(*evaluator.graphs.get(base.model, base.training.precision), single, cost, error))
+                evaluator.modelFlops = static_cast<double>(cost.microBatches)
+                    * (static_cast<double>(cost.forwardFlopsPerMicroBatch)
+                        + static_cast<double>(cost.backwardFlopsPerMicroBatch));
+        }
+
+        // Enumerate.
+        std::vector<int64_t> microBatches;
+        for (int64_t mb : sweepOptions.microBatches)
+            if (mb > 0)
+                microBatches.push_back(mb);
+        std::sort(microBatches.begin(), microBatches.end());
+        microBatches.erase(std::unique(microBatches.begin(), microBatches.end()), microBatches.end());
+        if (microBatches.empty())
+            microBatches.push_back(base.training.microBatch);
+        const bool moe = base.model.family == Family::Moe;
+        std::vector<SweepCandidate> candidates;
+        for (int64_t tp : divisors(gpus))
+            for (int64_t pp : divisors(gpus / tp))
+                for (int64_t cp : divisors(gpus / tp / pp)) {
+                    const int64_t dp = gpus / tp / pp / cp;
+                    const bool dpDividesBatch = base.training.globalBatch % dp == 0;
+                    for (int64_t ep : moe ? divisors(dp) : std::vector<int64_t> { 1 })
+                        for (int64_t mb : microBatches) {
+                            // A micro-batch size that does not divide the per-replica batch is no plan; when dp itself
+                            // does not divide the batch, one candidate carries the validator's reason.
+                            if (dpDividesBatch ? (base.training.globalBatch / dp) % mb != 0
+                                               : mb != microBatches.front())
+                                continue;
+                            // Recompute innermost: its variants share one reduced plan (ReducedPlanCache).
+                            for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero)
+                                for (Recompute r : { Recompute::None, Recompute::Selective, Recompute::Full }) {
+                                    SweepCandidate c;
+                                    c.dp = dp;
+                                    c.tp = tp;
+                                    c.pp = pp;
+                                    c.cp = cp;
+                                    c.ep = ep;
+                                    c.microBatch = mb;
+                                    c.recompute = r;
+                                    c.zero = zero;
+                                    c.sequenceParallel = sweepOptions.sequenceParallelWithTp
+                                        ? tp > 1
+                                        : base.parallelism.sequenceParallel;
+                                    c.index = static_cast<int64_t>(candidates.size());
+                                    candidates.push_back(c);
+                                }
+                        }
+                }
+
+        // Evaluate on a small pool; each worker writes only its own candidates, so the order is fixed.
+        int threads =
+            sweepOptions.threads > 0 ? sweepOptions.threads : static_cast<int>(std::thread::hardware_concurrency());
+        threads = std::clamp(threads, 1, 8);
+        // Work items: runs of candidates that differ only in recompute (consecutive by construction).
+        std::vector<size_t> groupStart;
+        for (size_t i = 0; i < candidates.size(); ++i) {
+            const SweepCandidate& c = candidates[i];
+            const SweepCandidate* p = i > 0 ? &candidates[i - 1] : nullptr;
+            if (!p || p->dp != c.dp || p->tp != c.tp || p->pp != c.pp || p->cp != c.cp || p->ep != c.ep
+                || p->microBatch != c.microBatch || p->zero != c.zero)
+                groupStart.push_back(i);
+        }
+        groupStart.push_back(candidates.size());
+        std::atomic<size_t> next { 0 }, done { 0 };
+        std::atomic<bool> stop { false };
+        auto work = [&](bool reporting) {
+            ReducedPlanCache plans;
+            for (;;) {
+                if (stop.load())
+                    return;
+                const size_t g = next.fetch_add(1);
+                if (g + 1 >= groupStart.size())
+                    return;
+                for (size_t i = groupStart[g]; i < groupStart[g + 1]; ++i) {
+                    try {
+                        evaluator.evaluate(candidates[i], plans);
+                    } catch (const std::exception& e) {
+                        reject(candidates[i], SweepRejection::EstimateFailed, "estimate",
+                            std::string("internal error: ") + e.what());
+                    }
+                }
+                const size_t finished =
+                    done.fetch_add(groupStart[g + 1] - groupStart[g]) + groupStart[g + 1] - groupStart[g];
+                if (reporting && progress) {
+                    progress->report(
+                        static_cast<double>(finished) / static_cast<double>(candidates.size()), "evaluating plans");
+                    if (progress->cancelled())
+                        stop.store(true);
+                }
+            }
+        };
+        std::vector<std::thread> pool;
+        for (int t = 1; t < threads; ++t)
+            pool.emplace_back(work, false);
+        work(true);
+        for (std::thread& t : pool)
+            t.join();
+        result.cancelled = stop.load();
+
+        for (SweepCandidate& c : candidates)
+            (c.rejection == SweepRejection::None ? result.ranked : result.rejected).push_back(std::move(c));
+        std::stable_sort(result.ranked.begin(), result.ranked.end(),
+            [](const SweepCandidate& a, const SweepCandidate& b) { return a.stepTimeS < b.stepTimeS; });
+        result.candidates = static_cast<int64_t>(result.ranked.size() + result.rejected.size());
+    } catch (const std::exception& e) {
+        result.ranked.clear();
+        result.rejected.clear();
+        result.error = std::string("internal error in the sweep: ") + e.what();
+    }
+    return result;
+}
+
+nlohmann::ordered_json sweepJson(const SweepResult& r)
+{
+    auto row = [](const SweepCandidate& c) {
+        nlohmann::ordered_json j;
+        j["dp"] = c.dp;
+        j["tp"] = c.tp;
+        j["pp"] = c.pp;
+        j["cp"] = c.cp;
+        j["ep"] = c.ep;
+        j["micro_batch"] = c.microBatch;
+        j["recompute"] = toString(c.recompute);
+        j["zero"] = c.zero;
+        j["sequence_parallel"] = c.sequenceParallel;
+        return j;
+    };
+    nlohmann::ordered_json j;
+    j["gpu"] = r.gpu;
+    j["gpus"] = r.gpus;
+    j["hbm_bytes"] = r.hbmBytes;
+    j["peak_flops"] = r.peakFlops;
+    j["compute_efficiency"] = r.computeEfficiency;
+    j["method"] = r.method;
+    j["candidates"] = r.candidates;
+    j["fitting"] = static_cast<int64_t>(r.ranked.size());
+    if (!r.error.empty())
+        j["error"] = r.error;
+    if (r.cancelled)
+        j["cancelled"] = true;
+    nlohmann::ordered_json ranked = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < r.ranked.size(); ++i) {
+        const SweepCandidate& c = r.ranked[i];
+        nlohmann::ordered_json e { { "rank", static_cast<int64_t>(i + 1) } };
+        e.update(row(c));
+        e["step_time_s"] = c.stepTimeS;
+        e["mfu"] = c.mfu;
+        e["peak_bytes"] = c.peakBytes;
+        ranked.push_back(std::move(e));
+    }
+    j["ranked"] = std::move(ranked);
+    nlohmann::ordered_json rejected = nlohmann::ordered_json::array();
+    for (const SweepCandidate& c : r.rejected) {
+        nlohmann::ordered_json e = row(c);
+        if (c.rejection == SweepRejection::OutOfMemory) {
+            e["step_time_s"] = c.stepTimeS;
+            e["peak_bytes"] = c.peakBytes;
+        }
+        e["reason"] = c.reason;
+        e["reason_key"] = c.reasonKey;
+        rejected.push_back(std::move(e));
+    }
+    j["rejected"] = std::move(rejected);
+    return j;
+}
+
+std::string sweepText(const SweepResult& r, int64_t top)
+{
+    std::string out;
+    char line[256];
+    if (!r.error.empty())
+        return "sweep: " + r.error + "\n";
+    std::snprintf(line, sizeof line, "%lld x %s: %s HBM, %.1f TFLOP/s dense peak x %.2f compute efficiency\n",
+        static_cast<long long>(r.gpus), r.gpu.c_str(), memory(static_cast<double>(r.hbmBytes)).c_str(),
+        r.peakFlops / 1e12, r.computeEfficiency);
+    out += line;
+    std::snprintf(line, sizeof line, "%lld plans: %zu fit, %zu rejected (%s estimate)%s\n\n",
+        static_cast<long long>(r.candidates), r.ranked.size(), r.rejected.size(),
+        r.method == "exact" ? "exact: full synthesis" : "quick: reduced programs",
+        r.cancelled ? " [cancelled: incomplete]" : "");
+    out += line;
+    if (!r.ranked.empty()) {
+        out += "rank    dp   tp   pp   cp   ep   mb  recompute  zero     step time     MFU   peak memory\n";
+        const size_t rows = top > 0 ? std::min(r.ranked.size(), static_cast<size_t>(top)) : r.ranked.size();
+        for (size_t i = 0; i < rows; ++i) {
+            const SweepCandidate& c = r.ranked[i];
+            std::snprintf(line, sizeof line,
+                "%4zu %5lld %4lld %4lld %4lld %4lld %4lld  %-9s  %4d  %12s  %5.1f%%  %s / %s\n", i + 1,
+                static_cast<long long>(c.dp), static_cast<long long>(c.tp), static_cast<long long>(c.pp),
+                static_cast<long long>(c.cp), static_cast<long long>(c.ep), static_cast<long long>(c.microBatch),
+                toString(c.recompute), c.zero, seconds(c.stepTimeS).c_str(), c.mfu * 100,
+                memory(static_cast<double>(c.peakBytes)).c_str(), memory(static_cast<double>(r.hbmBytes)).c_str());
+            out += line;
+        }
+        if (rows < r.ranked.size())
+            out += "... " + std::to_string(r.ranked.size() - rows) + " more fitting plans (--top, --json)\n";
+    } else {
+        out += "No plan fits.\n";
+    }
+    if (!r.rejected.empty()) {
+        struct Group
+        {
+            int64_t count = 0;
+            std::string example;
+        };
+        std::map<std::string, Group> groups;
+        for (const SweepCandidate& c : r.rejected) {
+            Group& g = groups[c.reasonKey];
+            if (g.count++ == 0)
+                g.example = c.reason;
+        }
+        std::vector<std::pair<std::string, Group>> sorted(groups.begin(), groups.end());
+        std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+            if ((a.first == "memory") != (b.first == "memory"))
+                return a.first == "memory";
+            return a.second.count > b.second.count;
+        });
+        out += "\nRejected " + std::to_string(r.rejected.size()) + " plans:\n";
+        for (const auto& [key, g] : sorted) {
+            const std::string what = key == "memory" ? "do not fit in HBM" : key == "estimate" ? "failed" : "invalid";
+            std::snprintf(line, sizeof line, "  %6lld %s (%s), e.g. %s\n", static_cast<long long>(g.count),
+                what.c_str(), key.c_str(), g.example.c_str());
+            out += line;
+        }
+    }
+    return out;
+}
+
+} // namespace stagecraft

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// The parallelism sweep of DESIGN.md §3 on its headline case: llama3-70b on 1,024 H100 SXM GPUs (every valid
+// dp x tp x pp x cp with micro-batches 1, 2, 4, 8, recompute none/selective/full and ZeRO 0-3), with the
+// reduced-program estimate on two threads. Publishes the wall time of one sweep and the plans per second.
+
+#include "benchfigure.h"
+#include "config/configloader.h"
+#include "estimate/sweep.h"
+
+#include <benchmark/benchmark.h>
+
+using namespace stagecraft;
+
+namespace {
+
+void BM_SweepLlama3_70b_1024(benchmark::State& state)
+{
+    const ConfigResult loaded = loadConfigOrPreset("llama3-70b");
+    const std::optional<GpuSpec> gpu = gpuPreset("h100-sxm");
+    if (!loaded.config || !gpu) {
+        state.SkipWithError("llama3-70b or h100-sxm preset missing");
+        return;
+    }
+    SweepOptions options;
+    options.threads = 2;
+    int64_t candidates = 0, fitting = 0;
+    for (auto _ : state) {
+        const SweepResult result = sweep(*loaded.config, 1024, *gpu, EstimateOptions {}, nullptr, options);
+        if (!result.error.empty() || result.ranked.empty()) {
+            state.SkipWithError("the sweep returned no ranked plan");
+            return;
+        }
+        candidates = result.candidates;
+        fitting = static_cast<int64_t>(result.ranked.size());
+        benchmark::DoNotOptimize(result.ranked.front().stepTimeS);
+    }
+    state.counters["candidates"] = benchmark::Counter(static_cast<double>(candidates));
+    state.counters["fitting"] = benchmark::Counter(static_cast<double>(fitting));
+    state.counters["candidates_per_s"] = benchmark::Counter(
+        static_cast<double>(candidates) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+    // One figure in seconds: ns per iteration / 1e9 items.
+    bench::publishNsPerItem(state, "sweep_llama3_70b_1024_s", "s", 1'000'000'000);
+}
+BENCHMARK(BM_SweepLlama3_70b_1024)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+
+} // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+// Step-time estimate: GPU presets against their datasheets, the ring cost of collectives, the roofline of
+// compute, communicator placement, pipeline bubbles against Narayanan et al. 2021 §2.2, and the exposed gradient
+// reduction of pure data parallelism computed by hand.
+#include "config/configloader.h"
+#include "estimate/costmodel.h"
+#include "estimate/gpuspec.h"
+#include "estimate/stepestimate.h"
+#include "model/modelcost.h"
+#include "synthesis/synthesis.h"
+
+#include <QtTest>
+#include <cmath>
+
+using namespace stagecraft;
+
+namespace {
+
+std::shared_ptr<const SynthesisResult> synth(const std::string& preset, const std::vector<std::string>& sets)
+{
+    ConfigResult loaded = loadConfigOrPreset(preset, sets);
+    if (!loaded.config) {
+        for (const Diagnostic& d : loaded.diagnostics)
+            qWarning("%s", d.toString().c_str());
+        qFatal("config does not load");
+    }
+    SynthesisOutcome out = synthesize(*loaded.config);
+    if (!out.result) {
+        for (const Diagnostic& d : out.diagnostics)
+            qWarning("%s", d.toString().c_str());
+        qFatal("synthesis failed");
+    }
+    return out.result;
+}
+
+/// A GPU whose compute time is exactly FLOPs / peak: memory traffic costs nothing.
+GpuSpec computeOnlyGpu(double peakFlops)
+{
+    GpuSpec g;
+    g.name = "test-gpu";
+    g.fp32Flops = g.bf16Flops = g.fp16Flops = peakFlops;
+    g.hbmBytes = int64_t(1) << 50;
+    g.hbmBytesPerS = 1e30;
+    return g;
+}
+
+StepEstimate estimate(const SynthesisResult& r, const GpuSpec& gpu, const EstimateOptions& options)
+{
+    StepEstimate e;
+    std::string error;
+    if (!estimateStep(r, gpu, options, e, error))
+        qFatal("estimate failed: %s", error.c_str());
+    return e;
+}
+
+bool near(double actual, double expected, double relative)
+{
+    return std::abs(actual - expected) <= relative * std::abs(expected);
+}
+
+QString mismatch(double actual, double expected)
+{
+    return QStringLiteral("actual %1 expected %2").arg(actual, 0, 'g', 10).arg(expected, 0, 'g', 10);
+}
+
+} // namespace
+
+class TestEstimate : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void gpuPresets_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<double>("bf16Tflops");
+        QTest::addColumn<double>("fp32Tflops");
+        QTest::addColumn<double>("fp8Tflops");
+        QTest::addColumn<double>("hbmGib");
+        QTest::addColumn<double>("hbmGBps");
+        // NVIDIA A100 datasheet, A100 80GB SXM: BF16 312 TFLOPS dense (624 sparse), FP32 19.5, no FP8,
+        // 80 GB HBM2e, 2,039 GB/s.
+        QTest::newRow("a100-80gb") << QStringLiteral("a100-80gb") << 312.0 << 19.5 << 0.0 << 80.0 << 2039.0;
+        // NVIDIA H100 datasheet, H100 SXM: BF16 1,979 TFLOPS with sparsity -> 989.5 dense; FP32 67; FP8 3,958
+        // sparse -> 1,979 dense; 80 GB HBM3, 3.35 TB/s.
+        QTest::newRow("h100-sxm") << QStringLiteral("h100-sxm") << 989.5 << 67.0 << 1979.0 << 80.0 << 3350.0;
+        // NVIDIA H200 datasheet: the H100's compute, 141 GB HBM3e, 4.8 TB/s.
+        QTest::newRow("h200") << QStringLiteral("h200") << 989.5 << 67.0 << 1979.0 << 141.0 << 4800.0;
+        // NVIDIA HGX B200 per GPU: BF16 4.5 PFLOPS sparse -> 2.25 dense, FP8 9 -> 4.5, FP32 75 TFLOPS;
+        // DGX B200: 1,440 GB and 64 TB/s for 8 GPUs -> 180 GB, 8 TB/s.
+        QTest::newRow("b200") << QStringLiteral("b200") << 2250.0 << 75.0 << 4500.0 << 180.0 << 8000.0;
+    }
+
+    void gpuPresets()
+    {
+        QFETCH(QString, name);
+        QFETCH(double, bf16Tflops);
+        QFETCH(double, fp32Tflops);
+        QFETCH(double, fp8Tflops);
+        QFETCH(double, hbmGib);
+        QFETCH(double, hbmGBps);
+        const std::optional<GpuSpec> gpu = gpuPreset(name.toStdString());
+        QVERIFY(gpu);
+        QCOMPARE(gpu->name, name.toStdString());
+        QVERIFY(!gpu->summary.empty());
+        QCOMPARE(gpu->peakFlops(Precision::Bf16), bf16Tflops * 1e12);
+        QCOMPARE(gpu->peakFlops(Precision::Fp16), bf16Tflops * 1e12); // fp16 and bf16 tensor cores match
+        QCOMPARE(gpu->peakFlops(Precision::Fp32), fp32Tflops * 1e12);
+        QCOMPARE(gpu->fp8Flops, fp8Tflops * 1e12);
+        QCOMPARE(gpu->hbmBytes, static_cast<int64_t>(hbmGib * 1073741824.0));
+        QCOMPARE(gpu->hbmBytesPerS, hbmGBps * 1e9);
+    }
+
+    void unknownGpu()
+    {
+        QVERIFY(!gpuPreset("h100"));
+        const std::vector<std::string> names = gpuPresetNames();
+        QCOMPARE(names, (std::vector<std::string> { "a100-80gb", "b200", "h100-sxm", "h200" }));
+        Config config;
+        config.cluster.gpu = "v100";
+        std::string error;
+        QVERIFY(!gpuForConfig(config, error));
+        QCOMPARE(error, std::string("unknown GPU \"v100\" (cluster.gpu); known GPUs: a100-80gb, b200, h100-sxm, h200"));
+    }
+
+    void malformedGpuSpec_data()
+    {
+        QTest::addColumn<QString>("yaml");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("no bf16") << QStringLiteral(
+            "name: x\ndense_tflops: {fp32: 1, fp16: 2}\nhbm_gib: 1\nhbm_bandwidth_gbps: 1\n")
+                                 << QStringLiteral("missing key bf16");
+        QTest::newRow("unknown dtype")
+            << QStringLiteral("name: x\ndense_tflops: {fp32: 1, bf16: 2, fp16: 2, "
+                              "int4: 9}\nhbm_gib: 1\nhbm_bandwidth_gbps: 1\n")
+            << QStringLiteral("dense_tflops.int4: unknown datatype (expected fp32, tf32, bf16, fp16, fp8)");
+        QTest::newRow("text") << QStringLiteral(
+            "name: x\ndense_tflops: {fp32: 1, bf16: fast, fp16: 2}\nhbm_gib: 1\nhbm_bandwidth_gbps: 1\n")
+                              << QStringLiteral("bf16: expected a number");
+    }
+
+    void malformedGpuSpec()
+    {
+        QFETCH(QString, yaml);
+        QFETCH(QString, error);
+        std::string message;
+        QVERIFY(!parseGpuSpec(yaml.toStdString(), message));
+        QCOMPARE(QString::fromStdString(message), error);
+    }
+
+    void collectiveCost_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<qint64>("bytes");
+        QTest::addColumn<qint64>("n");
+        QTest::addColumn<double>("expected");
+        // Ring algorithms (Thakur et al. 2005; the nccl-tests bus-bandwidth convention): per GPU, an all-reduce of
+        // S bytes moves 2(n-1)/n * S, an all-gather or reduce-scatter (n-1)/n of the full buffer, an all-to-all
+        // (n-1)/n * S. B = 100 GB/s, latency 7 us.
+        const double b = 100e9, lat = 7e-6;
+        const qint64 s = 1 << 30;
+        for (qint64 n : { 2, 4, 8, 64 }) {
+            const double k = double(n - 1) / double(n);
+            const std::string suffix = "-n" + std::to_string(n);
+            QTest::newRow(("all_reduce" + suffix).c_str())
+                << int(CollectiveType::AllReduce) << s << n << 2 * k * s / b + lat;
+            // comm_size of an all-gather is the input shard: the full buffer is n * S.
+            QTest::newRow(("all_gather" + suffix).c_str())
+                << int(CollectiveType::AllGather) << s << n << k * double(n * s) / b + lat;
+            QTest::newRow(("reduce_scatter" + suffix).c_str())
+                << int(CollectiveType::ReduceScatter) << s << n << k * s / b + lat;
+            QTest::newRow(("all_to_all" + suffix).c_str())
+                << int(CollectiveType::AllToAll) << s << n << k * s / b + lat;
+        }
+        QTest::newRow("group of one") << int(CollectiveType::AllReduce) << s << qint64(1) << 0.0;
+    }
+
+    void collectiveCost()
+    {
+        QFETCH(int, type);
+        QFETCH(qint64, bytes);
+        QFETCH(qint64, n);
+        QFETCH(double, expected);
+        const double actual = collectiveTimeS(static_cast<CollectiveType>(type), bytes, n, 100e9, 7e-6);
+        QVERIFY2(near(actual, expected, 1e-12), qPrintable(mismatch(actual, expected)));
+    }
+
+    void roofline_data()
+    {
+        QTest::addColumn<qint64>("flops");
+        QTest::addColumn<qint64>("bytes");
+        QTest::addColumn<double>("expected");
+        // Williams et al. 2009 roofline: time = max(FLOPs / (peak * efficiency), bytes / bandwidth). H100 SXM
+        // bf16: 989.5e12 * 0.5 FLOP/s and 3.35e12 B/s; ridge at 295 FLOP/B * 0.5.
+        const double flopsRate = 989.5e12 * 0.5, bytesRate = 3.35e12;
+        QTest::newRow("matmul 8192^3") << qint64(2) * 8192 * 8192 * 8192 << qint64(3) * 8192 * 8192 * 2
+                                       << 2.0 * 8192 * 8192 * 8192 / flopsRate;
+        QTest::newRow("elementwise 1 GiB") << qint64(1) << (qint64(1) << 30) << double(int64_t(1) << 30) / bytesRate;
+    }
+
+    void roofline()
+    {
+        QFETCH(qint64, flops);
+        QFETCH(qint64, bytes);
+        QFETCH(double, expected);
+        Config config;
+        config.training.precision = Precision::Bf16;
+        const HardwareRates rates = hardwareRates(config, *gpuPreset("h100-sxm"), EstimateOptions {});
+        const double actual = computeTimeS(flops, bytes, rates);
+        QVERIFY2(near(actual, expected, 1e-12), qPrintable(mismatch(actual, expected)));
+    }
+
+    void placement_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("gpusPerNode");
+        QTest::addColumn<bool>("tpIntra");
+        QTest::addColumn<bool>("dpIntra");
+        // Rank order [tp, cp, ep, dp, pp]: rank = tp_coord + tp * dp_coord. Rank 0's tp group is ranks 0..tp-1,
+        // its dp group 0, tp, 2tp, ... (tp*(dp-1)); a group is intra-node when all members share rank / gpn.
+        QTest::newRow("tp8 in an 8-GPU node") << 8 << 2 << 8 << true << false;
+        QTest::newRow("tp8 over 4-GPU nodes") << 8 << 2 << 4 << false << false;
+        QTest::newRow("tp2 dp4 in 8") << 2 << 4 << 8 << true << true;
+        QTest::newRow("tp2 dp4 in 4") << 2 << 4 << 4 << true << false;
+    }
+
+    void placement()
+    {
+        QFETCH(int, tp);
+        QFETCH(int, dp);
+        QFETCH(int, gpusPerNode);
+        QFETCH(bool, tpIntra);
+        QFETCH(bool, dpIntra);
+        ParallelismConfig p;
+        p.tp = tp;
+        p.dp = dp;
+        const Mesh mesh(p);
+        const CommPlacement placement(mesh, RankId { 0 }, gpusPerNode);
+        QCOMPARE(placement.intraNode(axisBit(Axis::Tp)), tpIntra);
+        QCOMPARE(placement.intraNode(kDpMask), dpIntra);
+        QCOMPARE(placement.groupSize(kDpMask), int64_t(dp));
+    }
+
+    void uncovered_data()
+    {
+        QTest::addColumn<QVector<double>>("a");
+        QTest::addColumn<QVector<double>>("b");
+        QTest::addColumn<double>("expected");
+        // Interval arithmetic: |A \ B| for lists of [start, end) pairs.
+        QTest::newRow("disjoint") << QVector<double> { 0, 1 } << QVector<double> { 2, 3 } << 1.0;
+        QTest::newRow("covered") << QVector<double> { 1, 2 } << QVector<double> { 0, 3 } << 0.0;
+        QTest::newRow("partial both sides") << QVector<double> { 0, 4, 6, 9 } << QVector<double> { 1, 2, 3, 7 } << 4.0;
+        QTest::newRow("b spans two") << QVector<double> { 0, 2, 3, 5 } << QVector<double> { 1, 4 } << 2.0;
+    }
+
+    void uncovered()
+    {
+        QFETCH(QVector<double>, a);
+        QFETCH(QVector<double>, b);
+        QFETCH(double, expected);
+        auto pairs = [](const QVector<double>& v) {
+            std::vector<std::pair<double, double>> out;
+            for (int i = 0; i + 1 < v.size(); i += 2)
+                out.emplace_back(v[i], v[i + 1]);
+            return out;
+        };
+        QCOMPARE(uncoveredTime(pairs(a), pairs(b)), expected);
+    }
+
+    void pipelineBubble_data()
+    {
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<int>("p");
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("v");
+        QTest::addColumn<double>("expected");
+        // Narayanan et al. 2021 §2.2: with equal stages, GPipe and 1F1B idle (p-1)(tf+tb) of an iteration of
+        // (m+p-1)(tf+tb), a fraction (p-1)/(m+p-1); the interleaved schedule with v chunks per stage shrinks the
+        // bubble to (p-1)/v (tf+tb), a fraction (p-1)/(v*m+p-1).
+        for (auto [p, m] : { std::pair { 2, 4 }, std::pair { 4, 8 }, std::pair { 4, 16 }, std::pair { 8, 8 } }) {
+            const double bubble = double(p - 1) / double(m + p - 1);
+            const std::string tag = "p" + std::to_string(p) + "-m" + std::to_string(m);
+            QTest::newRow(("gpipe-" + tag).c_str()) << QStringLiteral("gpipe") << p << m << 1 << bubble;
+            QTest::newRow(("1f1b-" + tag).c_str()) << QStringLiteral("1f1b") << p << m << 1 << bubble;
+        }
+        for (auto [p, m, v] : { std::tuple { 2, 4, 2 }, std::tuple { 4, 8, 2 }, std::tuple { 4, 8, 4 } })
+            QTest::newRow(qPrintable(QStringLiteral("interleaved-p%1-m%2-v%3").arg(p).arg(m).arg(v)))
+                << QStringLiteral("interleaved") << p << m << v << double(p - 1) / double(v * m + p - 1);
+    }
+
+    void pipelineBubble()
+    {
+        QFETCH(QString, schedule);
+        QFETCH(int, p);
+        QFETCH(int, m);
+        QFETCH(int, v);
+        QFETCH(double, expected);
+        // Equal work per chunk: 8 decoder layers per chunk dominate; the stage-specific extras are small by
+        // construction: the LM head over a 128-token vocabulary costs 2*H*V = 65,536 FLOPs per token against a
+        // layer's ~6.8e6 (SwiGLU FFN 4096: 6*H*F = 6.3e6, attention projections 2*H*(2H + 2*kv*d) = 0.39e6), under
+        // 0.15 % of a chunk; the embedding is a gather (no FLOPs). Communication is made negligible (1e12 GB/s, no
+        // latency) and memory traffic free, so each node costs FLOPs / peak and stages are equal to within that.
+        const int layers = 8 * p * v;
+        auto r = synth("tiny",
+            { "model.layers=" + std::to_string(layers), "model.vocab=128", "model.ffn_hidden=4096", "model.seq_len=512",
+                "training.global_batch=" + std::to_string(m), "training.micro_batch=1",
+                "parallelism.pp=" + std::to_string(p), "parallelism.schedule=" + schedule.toStdString(),
+                "parallelism.virtual_stages=" + std::to_string(v), "cluster.intra_node_bandwidth_gbps=1e12",
+                "cluster.inter_node_bandwidth_gbps=1e12" });
+        EstimateOptions options;
+        options.computeEfficiency = 1;
+        options.intraNodeLatencyS = options.interNodeLatencyS = 0;
+        const StepEstimate e = estimate(*r, computeOnlyGpu(1e15), options);
+        QCOMPARE(int(e.classes.size()), p);
+        for (const ClassEstimate& c : e.classes)
+            QVERIFY2(near(c.bubbleFraction, expected, 0.01),
+                qPrintable(QStringLiteral("stage %1: ").arg(c.stage) + mismatch(c.bubbleFraction, expected)));
+    }
+
+    void dataParallelExposedReduction_data()
+    {
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<double>("efficiency");
+        QTest::newRow("dp2") << 2 << 1.0;
+        QTest::newRow("dp4") << 4 << 1.0;
+        QTest::newRow("dp8-half-efficiency") << 8 << 0.5;
+    }
+
+    void dataParallelExposedReduction()
+    {
+        QFETCH(int, dp);
+        QFETCH(double, efficiency);
+        // Pure data parallelism, one micro-batch per replica, ZeRO 0, one gradient bucket for the whole model
+        // (gradient_bucket_mb above the model size): the compute stream runs forward, backward, then waits for the
+        // single all-reduce of all gradients, then runs the optimizer. Nothing overlaps the reduction, so the
+        // step is compute time + all-reduce time, and the reduction is entirely exposed.
+        auto r = synth("tiny",
+            { "parallelism.dp=" + std::to_string(dp), "training.global_batch=" + std::to_string(dp),
+                "training.micro_batch=1", "parallelism.zero=0", "parallelism.gradient_bucket_mb=100000",
+                "cluster.gpus_per_node=8", "cluster.intra_node_bandwidth_gbps=100" });
+        const double peak = 1e12, bandwidth = 100e9, latency = 3e-6;
+        EstimateOptions options;
+        options.computeEfficiency = efficiency;
+        options.intraNodeLatencyS = latency;
+        const StepEstimate e = estimate(*r, computeOnlyGpu(peak), options);
+
+        // Parameters of the tiny Llama (H 256, F 512, V 1024, 2 layers, 8 heads of 32, 4 KV heads; Touvron et al.
+        // 2023 architecture): embedding V*H, per layer two RMSNorm weights 2H, QKV H*(H + 2*4*32), output H*H,
+        // SwiGLU 3*H*F; final norm H; untied head H*V.
+        const double h = 256, f = 512, vocab = 1024, layers = 2;
+        const double params = vocab * h + layers * (2 * h + h * (h + 2 * 4 * 32) + h * h + 3 * h * f) + h + h * vocab;
+        QCOMPARE(params, 1'705'216.0);
+        // bf16 gradients, one ring all-reduce over dp ranks within a node.
+        const double reduction = 2.0 * (dp - 1) / dp * (2 * params) / bandwidth + latency;
+        // FLOPs of one rank: its 1/dp share of the iteration's forward and backward, and the whole Adam step
+        // (ZeRO 0: 12 FLOPs per parameter, unsharded).
+        const ModelCost& cost = r->cost;
+        const double rankFlops = static_cast<double>(cost.microBatches)
+                * (double(cost.forwardFlopsPerMicroBatch) + double(cost.backwardFlopsPerMicroBatch)) / dp
+            + 12 * params;
+        QCOMPARE(double(cost.optimizerFlops), 12 * params);
+        const double compute = rankFlops / (peak * efficiency);
+        const ClassEstimate& c = e.classes[0];
+        QVERIFY2(near(c.computeTimeS, compute, 1e-9), qPrintable(mismatch(c.computeTimeS, compute)));
+        QVERIFY2(near(c.communicationTimeS, reduction, 1e-9), qPrintable(mismatch(c.communicationTimeS, reduction)));
+        QVERIFY2(
+            near(c.exposedCommunicationS, reduction, 1e-9), qPrintable(mismatch(c.exposedCommunicationS, reduction)));
+        QVERIFY2(near(e.iterationTimeS, compute + reduction, 1e-9),
+            qPrintable(mismatch(e.iterationTimeS, compute + reduction)));
+        // MFU (PaLM appendix B): model FLOPs (forward + backward, no optimizer) / (world * peak * step).
+        const double modelFlops = static_cast<double>(cost.microBatches)
+            * (double(cost.forwardFlopsPerMicroBatch) + double(cost.backwardFlopsPerMicroBatch));
+        const double mfu = modelFlops / (dp * peak * (compute + reduction));
+        QVERIFY2(near(e.mfu, mfu, 1e-9), qPrintable(mismatch(e.mfu, mfu)));
+    }
+
+    void estimateJsonMirrorsTheEstimate()
+    {
+        auto r = synth("tiny", { "parallelism.pp=2", "training.global_batch=8", "training.micro_batch=1" });
+        const StepEstimate e = estimate(*r, *gpuPreset("h100-sxm"), EstimateOptions {});
+        const nlohmann::ordered_json j = estimateJson(e);
+        QCOMPARE(j["gpu"].get<std::string>(), std::string("h100-sxm"));
+        QCOMPARE(j["classes"].size(), size_t(2));
+        double slowest = 0;
+        for (const auto& c : j["classes"])
+            slowest = std::max(slowest, c["step_time_s"].get<double>());
+        QCOMPARE(j["iteration_time_s"].get<double>(), slowest);
+        QVERIFY(j["classes"][0].contains("exposed_communication_s"));
+        QVERIFY(j["classes"][0].contains("bubble_fraction"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEstimate)
+#include "tst_estimate.moc"

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+// The parallelism sweep: the reduced-program estimate against the full synthesis, the enumeration contract,
+// ranking, rejection reasons and determinism.
+#include "config/configloader.h"
+#include "estimate/quickestimate.h"
+#include "estimate/stepestimate.h"
+#include "estimate/sweep.h"
+#include "synthesis/synthesis.h"
+
+#include <QtTest>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+using namespace stagecraft;
+
+namespace {
+
+Config load(const std::string& preset, const std::vector<std::string>& sets)
+{
+    ConfigResult loaded = loadConfigOrPreset(preset, sets);
+    if (!loaded.config) {
+        for (const Diagnostic& d : loaded.diagnostics)
+            qWarning("%s", d.toString().c_str());
+        qFatal("config does not load");
+    }
+    return *loaded.config;
+}
+
+std::vector<std::string> split(const QString& sets)
+{
+    std::vector<std::string> out;
+    for (const QString& s : sets.split(QLatin1Char(';'), Qt::SkipEmptyParts))
+        out.push_back(s.toStdString());
+    return out;
+}
+
+GpuSpec gpuWithHbm(int64_t bytes)
+{
+    GpuSpec g = *gpuPreset("h100-sxm");
+    g.hbmBytes = bytes;
+    return g;
+}
+
+using PlanKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, int>;
+PlanKey key(const SweepCandidate& c)
+{
+    return { c.dp, c.tp, c.pp, c.cp, c.ep, c.microBatch, static_cast<int>(c.recompute), c.zero };
+}
+
+std::vector<int64_t> divisorsOf(int64_t n)
+{
+    std::vector<int64_t> out;
+    for (int64_t d = 1; d <= n; ++d)
+        if (n % d == 0)
+            out.push_back(d);
+    return out;
+}
+
+/// A small base for whole sweeps: the tiny model with 4 layers so that pp up to 4 is valid.
+const std::vector<std::string> kSweepBase { "model.layers=4", "training.global_batch=16", "training.micro_batch=1" };
+
+} // namespace
+
+class TestSweep : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void quickAgreesWithFullSynthesis_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("sets");
+        // Plans that exercise every reduction of quickEstimate(): uneven layer splits (10 layers on 3 stages),
+        // middle stages (pp 5), every schedule, ZeRO 0-3, recompute, tp/cp/sp, experts, and point-to-point
+        // placement that differs between stages (pp fastest in rank order, 2 GPUs per node).
+        QTest::newRow("tiny dp2") << QStringLiteral("tiny") << QStringLiteral("parallelism.dp=2");
+        QTest::newRow("tiny pp2 1f1b m8") << QStringLiteral("tiny")
+                                          << QStringLiteral("model.layers=8;parallelism.pp=2;training.global_batch=8;"
+                                                            "training.micro_batch=1");
+        QTest::newRow("tiny pp4 tp2 dp2") << QStringLiteral("tiny")
+                                          << QStringLiteral("model.layers=8;parallelism.pp=4;parallelism.tp=2;"
+                                                            "parallelism.dp=2;training.global_batch=16;"
+                                                            "training.micro_batch=1");
+        QTest::newRow("tiny pp3 uneven zero2") << QStringLiteral("tiny")
+                                               << QStringLiteral("model.layers=10;parallelism.pp=3;parallelism.tp=2;"
+                                                                 "parallelism.dp=2;parallelism.zero=2;training."
+                                                                 "global_batch=16;training.micro_batch=1");
+        QTest::newRow("tiny pp3 zero3 selective")
+            << QStringLiteral("tiny")
+            << QStringLiteral("model.layers=9;parallelism.pp=3;parallelism.dp=2;parallelism.zero=3;training.recompute="
+                              "selective;training.global_batch=12;training.micro_batch=1");
+        QTest::newRow("tiny pp5 uneven") << QStringLiteral("tiny")
+                                         << QStringLiteral("model.layers=12;parallelism.pp=5;training.global_batch=10;"
+                                                           "training.micro_batch=1");
+        QTest::newRow("tiny pp4 interleaved v2")
+            << QStringLiteral("tiny")
+            << QStringLiteral("model.layers=8;parallelism.pp=4;parallelism.dp=2;parallelism.schedule=interleaved;"
+                              "parallelism.virtual_stages=2;training.global_batch=16;training.micro_batch=1");
+        QTest::newRow("tiny pp4 gpipe full")
+            << QStringLiteral("tiny")
+            << QStringLiteral("model.layers=8;parallelism.pp=4;parallelism.dp=2;parallelism.schedule=gpipe;"
+                              "training.recompute=full;training.global_batch=16;training.micro_batch=1");
+        QTest::newRow("tiny moe ep2 pp2") << QStringLiteral("tiny")
+                                          << QStringLiteral("model.family=moe;model.experts=4;model.top_k=2;model."
+                                                            "expert_ffn_hidden=512;model.layers=4;parallelism.pp=2;"
+                                                            "parallelism.dp=2;parallelism.ep=2;parallelism.zero=1;"
+                                                            "training.global_batch=8;training.micro_batch=1");
+        QTest::newRow("llama3-8b 8 layers pp4 tp2 cp2 pp-fastest")
+            << QStringLiteral("llama3-8b")
+            << QStringLiteral("model.layers=8;model.seq_len=2048;parallelism.pp=4;parallelism.tp=2;parallelism.cp=2;"
+                              "parallelism.dp=2;parallelism.zero=1;parallelism.sequence_parallel=true;"
+                              "parallelism.rank_order=[pp,tp,cp,ep,dp];cluster.gpus_per_node=2;"
+                              "training.global_batch=16;training.micro_batch=1");
+        // Full recompute on a deep pipeline: a backward's recompute runs before the gradient arrives.
+        QTest::newRow("llama3-70b 20 layers pp16 full recompute zero2")
+            << QStringLiteral("llama3-70b")
+            << QStringLiteral("model.layers=20;parallelism.pp=16;parallelism.tp=2;parallelism.cp=2;parallelism.dp=4;"
+                              "parallelism.zero=2;parallelism.sequence_parallel=true;training.recompute=full;"
+                              "training.micro_batch=4;training.global_batch=64");
+    }
+
+    void quickAgreesWithFullSynthesis()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QString, sets);
+        const Config config = load(preset.toStdString(), split(sets));
+        const GpuSpec gpu = *gpuPreset("h100-sxm");
+        SynthesisOutcome full = synthesize(config);
+        QVERIFY(full.result);
+        StepEstimate exact;
+        std::string error;
+        QVERIFY2(estimateStep(*full.result, gpu, EstimateOptions {}, exact, error), error.c_str());
+        ModelGraphCache graphs;
+        QuickEstimate quick;
+        QVERIFY2(quickEstimate(config, gpu, EstimateOptions {}, graphs, quick, error), error.c_str());
+        // Memory: the replay of units reproduces the memory timeline of every stage.
+        QCOMPARE(quick.stagePeakBytes.size(), full.result->summaries.size());
+        for (size_t s = 0; s < quick.stagePeakBytes.size(); ++s) {
+            const double expected = double(full.result->summaries[s].peakBytes);
+            QVERIFY2(std::abs(double(quick.stagePeakBytes[s]) - expected) <= 0.005 * expected,
+                qPrintable(QStringLiteral("stage %1 peak %2, full synthesis %3")
+                               .arg(s)
+                               .arg(quick.stagePeakBytes[s])
+                               .arg(expected, 0, 'f', 0)));
+        }
+        // Time: within 1 % (units are simulated alone; what overlaps across unit boundaries is approximated).
+        QVERIFY2(std::abs(quick.iterationTimeS - exact.iterationTimeS) <= 0.01 * exact.iterationTimeS,
+            qPrintable(QStringLiteral("quick %1 s, full %2 s").arg(quick.iterationTimeS).arg(exact.iterationTimeS)));
+        // The point of the shortcut: far fewer nodes than the full programs.
+        int64_t fullNodes = 0;
+        for (const ClassSummary& s : full.result->summaries)
+            fullNodes += s.nodes;
+        QVERIFY2(quick.reducedNodes <= fullNodes,
+            qPrintable(QStringLiteral("%1 > %2").arg(quick.reducedNodes).arg(fullNodes)));
+    }
+
+    void enumeration()
+    {
+        // DESIGN.md §3 / the sweep contract: every (dp, tp, pp, cp) with dp*tp*pp*cp = N, ep = 1 for a dense
+        // model, the micro-batch sizes 1, 2, 4, 8 that divide global_batch / dp, recompute none/selective/full,
+        // ZeRO 0-3 when dp*cp > 1 (else 0 only). Counted here by independent loops.
+        const Config base = load("tiny", kSweepBase);
+        const int64_t gpus = 8;
+        int64_t expected = 0;
+        std::set<PlanKey> plans;
+        for (int64_t tp : divisorsOf(gpus))
+            for (int64_t pp : divisorsOf(gpus / tp))
+                for (int64_t cp : divisorsOf(gpus / tp / pp)) {
+                    const int64_t dp = gpus / tp / pp / cp;
+                    for (int64_t mb : { 1, 2, 4, 8 }) {
+                        if ((16 / dp) % mb != 0)
+                            continue;
+                        const int zeros = dp * cp > 1 ? 4 : 1;
+                        expected += 3 * zeros;
+                        for (int r = 0; r < 3; ++r)
+                            for (int z = 0; z < zeros; ++z)
+                                plans.insert({ dp, tp, pp, cp, 1, mb, r, z });
+                    }
+                }
+        SweepOptions options;
+        options.threads = 2;
+        const SweepResult result = sweep(base, gpus, *gpuPreset("h100-sxm"), EstimateOptions {}, nullptr, options);
+        QVERIFY(result.error.empty());
+        QCOMPARE(result.candidates, expected);
+        std::set<PlanKey> seen;
+        for (const auto* list : { &result.ranked, &result.rejected })
+            for (const SweepCandidate& c : *list)
+                seen.insert(key(c));
+        QCOMPARE(seen, plans);
+    }
+
+    void rankingAndReasons()
+    {
+        // An HBM of 8 MiB splits the tiny model's plans (peaks of a few MiB to a few tens of MiB).
+        const int64_t hbm = 8 << 20;
+        const Config base = load("tiny", kSweepBase);
+        SweepOptions options;
+        options.threads = 2;
+        const SweepResult result = sweep(base, 8, gpuWithHbm(hbm), EstimateOptions {}, nullptr, options);
+        QVERIFY(result.error.empty());
+        QVERIFY(!result.ranked.empty());
+        int outOfMemory = 0, invalid = 0;
+        for (size_t i = 0; i < result.ranked.size(); ++i) {
+            const SweepCandidate& c = result.ranked[i];
+            QCOMPARE(c.rejection, SweepRejection::None);
+            QVERIFY(c.reason.empty());
+            QVERIFY(c.peakBytes > 0 && c.peakBytes <= hbm);
+            QVERIFY(c.stepTimeS > 0 && c.mfu > 0 && c.mfu < 1);
+            if (i > 0)
+                QVERIFY(result.ranked[i - 1].stepTimeS <= c.stepTimeS);
+        }
+        for (const SweepCandidate& c : result.rejected) {
+            QVERIFY(!c.reason.empty());
+            QVERIFY(!c.reasonKey.empty());
+            if (c.rejection == SweepRejection::OutOfMemory) {
+                ++outOfMemory;
+                QVERIFY(c.peakBytes > hbm);
+                QCOMPARE(c.reasonKey, std::string("memory"));
+                const QString reason = QString::fromStdString(c.reason);
+                QVERIFY2(
+                    reason.startsWith(QStringLiteral("peak ")) && reason.endsWith(QStringLiteral(" > 8.0 MiB HBM")),
+                    c.reason.c_str());
+            } else {
+                QCOMPARE(c.rejection, SweepRejection::Invalid);
+                ++invalid;
+                QVERIFY2(c.reason.rfind(c.reasonKey + ": ", 0) == 0, c.reason.c_str());
+            }
+        }
+        QVERIFY(outOfMemory > 0);
+        QVERIFY(invalid > 0);
+        // The tiny model has 4 KV heads: tp = 8 cannot split them (configvalidator's message).
+        bool tp8 = false;
+        for (const SweepCandidate& c : result.rejected)
+            if (c.tp == 8)
+                tp8 = tp8 || c.reason == "parallelism.tp: tp=8 does not divide kv_heads=4";
+        QVERIFY(tp8);
+    }
+
+    void quickAndExactSweepsAgree()
+    {
+        // The same sweep with the full synthesis per plan: the same plans fit (memory is reproduced exactly), and
+        // every plan's step time agrees within 1 %.
+        const int64_t hbm = 8 << 20;
+        const Config base = load("tiny", kSweepBase);
+        SweepOptions quickOptions, exactOptions;
+        quickOptions.threads = exactOptions.threads = 2;
+        exactOptions.exact = true;
+        const SweepResult quick = sweep(base, 8, gpuWithHbm(hbm), EstimateOptions {}, nullptr, quickOptions);
+        const SweepResult exact = sweep(base, 8, gpuWithHbm(hbm), EstimateOptions {}, nullptr, exactOptions);
+        QCOMPARE(exact.method, std::string("exact"));
+        std::map<PlanKey, double> exactTimes;
+        for (const SweepCandidate& c : exact.ranked)
+            exactTimes[key(c)] = c.stepTimeS;
+        QCOMPARE(quick.ranked.size(), exact.ranked.size());
+        for (const SweepCandidate& c : quick.ranked) {
+            auto it = exactTimes.find(key(c));
+            QVERIFY(it != exactTimes.end());
+            QVERIFY2(std::abs(c.stepTimeS - it->second) <= 0.01 * it->second,
+                qPrintable(QStringLiteral("quick %1 exact %2").arg(c.stepTimeS).arg(it->second)));
+        }
+    }
+
+    void deterministicAcrossThreadCounts()
+    {
+        const Config base = load("tiny", kSweepBase);
+        SweepOptions one, two;
+        one.threads = 1;
+        two.threads = 2;
+        const GpuSpec gpu = gpuWithHbm(8 << 20);
+        const std::string a = sweepJson(sweep(base, 8, gpu, EstimateOptions {}, nullptr, one)).dump();
+        const std::string b = sweepJson(sweep(base, 8, gpu, EstimateOptions {}, nullptr, two)).dump();
+        QCOMPARE(a, b);
+    }
+
+    void interleavedNeedsDivisibleMicroBatches()
+    {
+        // Megatron-LM's interleaved schedule requires the micro-batch count to be a multiple of pp; plans that
+        // violate it are rejected with that reason rather than estimated. Global batch 6, micro-batch 1: dp = 2
+        // gives m = 3 micro-batches, not a multiple of pp = 2; dp = 1 gives m = 6, which is.
+        const Config base = load("tiny",
+            { "model.layers=4", "training.global_batch=6", "training.micro_batch=1", "parallelism.schedule=interleaved",
+                "parallelism.virtual_stages=2" });
+        SweepOptions options;
+        options.threads = 2;
+        options.microBatches = { 1 };
+        const SweepResult result = sweep(base, 4, *gpuPreset("h100-sxm"), EstimateOptions {}, nullptr, options);
+        bool rejected = false;
+        for (const SweepCandidate& c : result.rejected) {
+            QVERIFY(!(c.dp == 1 && c.pp == 2 && c.cp == 2));
+            if (c.dp == 2 && c.tp == 1 && c.pp == 2 && c.cp == 1) {
+                QCOMPARE(c.reasonKey, std::string("parallelism.schedule"));
+                // The validator's message when it checks this, else the sweep's own.
+                const QString reason = QString::fromStdString(c.reason);
+                QVERIFY2(reason.startsWith(QStringLiteral("parallelism.schedule: "))
+                        && reason.contains(QLatin1String("interleaved")) && reason.contains(QLatin1String("3"))
+                        && reason.contains(QLatin1String("pp=2")),
+                    c.reason.c_str());
+                rejected = true;
+            }
+        }
+        QVERIFY(rejected);
+        for (const SweepCandidate& c : result.ranked)
+            QCOMPARE((base.training.globalBatch / (c.microBatch * c.dp)) % c.pp, int64_t(0));
+    }
+
+    void badGpuCount()
+    {
+        const SweepResult result = sweep(load("tiny", {}), 0, *gpuPreset("h100-sxm"), EstimateOptions {});
+        QVERIFY(!result.error.empty());
+        QVERIFY(result.ranked.empty() && result.rejected.empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSweep)
+#include "tst_sweep.moc"

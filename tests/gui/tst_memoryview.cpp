@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: MIT
+// The Memory view: MemoryModel (live buffers at a step), the down-sampling of the chart series, the CSV export and
+// the MemoryView widget, over real synthesis results of the tiny and llama3-70b presets.
+#include "charts/memorychartdata.h"
+#include "charts/memorychartview.h"
+#include "charts/memoryview.h"
+#include "config/configloader.h"
+#include "models/memorymodel.h"
+#include "synthesis/synthesis.h"
+
+#include <QAbstractItemModelTester>
+#include <QAreaSeries>
+#include <QFile>
+#include <QLabel>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <algorithm>
+
+using namespace stagecraft;
+
+namespace {
+
+std::shared_ptr<const SynthesisResult> synth(const char* preset, const QStringList& overrides)
+{
+    std::vector<std::string> sets;
+    for (const QString& s : overrides)
+        sets.push_back(s.toStdString());
+    const ConfigResult loaded = loadConfigOrPreset(preset, sets);
+    if (!loaded.config)
+        qFatal("%s with %s does not load: %s", preset, qPrintable(overrides.join(QLatin1Char(' '))),
+            loaded.diagnostics.empty() ? "?" : loaded.diagnostics.front().toString().c_str());
+    const SynthesisOutcome outcome = synthesize(*loaded.config);
+    if (!outcome.result)
+        qFatal("%s does not synthesize: %s", preset,
+            outcome.diagnostics.empty() ? "?" : outcome.diagnostics.front().toString().c_str());
+    return outcome.result;
+}
+
+QStringList dp2tp2pp2()
+{
+    return { QStringLiteral("parallelism.dp=2"), QStringLiteral("parallelism.tp=2"),
+        QStringLiteral("parallelism.pp=2") };
+}
+
+QStringList llama70b()
+{
+    return { QStringLiteral("parallelism.dp=16"), QStringLiteral("parallelism.tp=8"),
+        QStringLiteral("parallelism.pp=8"), QStringLiteral("parallelism.sequence_parallel=true"),
+        QStringLiteral("training.global_batch=128") };
+}
+
+qint64 raw(const QAbstractItemModel& model, int row, int column)
+{
+    return model.data(model.index(row, column), MemoryModel::RawValueRole).toLongLong();
+}
+
+bool waitForChart(MemoryView& view)
+{
+    if (!view.isUpdating())
+        return true;
+    QSignalSpy spy(&view, &MemoryView::chartDataAvailable);
+    return spy.wait(20000);
+}
+
+} // namespace
+
+class TestMemoryView : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void maximaSampling_data()
+    {
+        QTest::addColumn<QString>("shape");
+        QTest::addColumn<int>("count");
+        QTest::addColumn<int>("maxPoints");
+        QTest::newRow("short: kept whole") << QStringLiteral("ramp") << 10 << 2000;
+        QTest::newRow("exactly the limit") << QStringLiteral("ramp") << 2000 << 2000;
+        QTest::newRow("spike in 100k") << QStringLiteral("spike") << 100000 << 2000;
+        QTest::newRow("sawtooth period 50") << QStringLiteral("sawtooth") << 100000 << 2000;
+        QTest::newRow("uneven buckets") << QStringLiteral("spike") << 4481 << 2000;
+        QTest::newRow("one point") << QStringLiteral("spike") << 4481 << 1;
+    }
+
+    void maximaSampling()
+    {
+        QFETCH(QString, shape);
+        QFETCH(int, count);
+        QFETCH(int, maxPoints);
+        std::vector<int64_t> values(static_cast<size_t>(count));
+        const int spikeAt = count * 2 / 3 + 1;
+        for (int i = 0; i < count; ++i) {
+            if (shape == QLatin1String("sawtooth"))
+                values[static_cast<size_t>(i)] = i % 50;
+            else
+                values[static_cast<size_t>(i)] = i / 3; // slow ramp with ties
+        }
+        if (shape == QLatin1String("spike"))
+            values[static_cast<size_t>(spikeAt)] = 1'000'000'000;
+
+        const std::vector<int64_t> kept = maximaSampleIndices(values, maxPoints);
+        QCOMPARE(qint64(kept.size()), qint64(std::min(count, maxPoints)));
+        QVERIFY(std::is_sorted(kept.begin(), kept.end()));
+        QVERIFY(std::adjacent_find(kept.begin(), kept.end()) == kept.end());
+        int64_t keptMax = 0;
+        for (int64_t i : kept)
+            keptMax = std::max(keptMax, values[static_cast<size_t>(i)]);
+        QCOMPARE(keptMax, *std::max_element(values.begin(), values.end()));
+        if (shape == QLatin1String("spike"))
+            QVERIFY(std::find(kept.begin(), kept.end(), spikeAt) != kept.end());
+        if (shape == QLatin1String("sawtooth")) {
+            // 100000 / 2000 = 50: every bucket is one period [50k, 50k + 50), whose maximum 49 sits at 50k + 49.
+            for (size_t b = 0; b < kept.size(); ++b)
+                QCOMPARE(kept[b], int64_t(50 * b + 49));
+        }
+        if (count <= maxPoints)
+            for (int i = 0; i < count; ++i)
+                QCOMPARE(kept[static_cast<size_t>(i)], int64_t(i));
+    }
+
+    void modelTester()
+    {
+        MemoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        model.setResult(synth("tiny", dp2tp2pp2()));
+        QVERIFY(model.rowCount() > 0);
+        model.setClass(1);
+        model.setStep(0);
+        model.setStep(10);
+        model.setStep(-1);
+        QCOMPARE(model.rowCount(), 0);
+        model.setStep(1'000'000); // clamped to the last step: resident state at least
+        QVERIFY(model.rowCount() > 0);
+        model.setResult(synth("tiny", { QStringLiteral("parallelism.dp=2"), QStringLiteral("parallelism.zero=3") }));
+        QVERIFY(model.rowCount() > 0);
+        model.setResult(nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void liveAtPeakSumsToPeak_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QStringList>("overrides");
+        QTest::newRow("tiny") << QStringLiteral("tiny") << QStringList {};
+        QTest::newRow("tiny dp2 tp2 pp2") << QStringLiteral("tiny") << dp2tp2pp2();
+        QTest::newRow("tiny dp2 zero3") << QStringLiteral(
+            "tiny") << QStringList { QStringLiteral("parallelism.dp=2"), QStringLiteral("parallelism.zero=3") };
+        QTest::newRow("tiny recompute full pp2") << QStringLiteral(
+            "tiny") << QStringList { QStringLiteral("training.recompute=full"), QStringLiteral("parallelism.pp=2") };
+        QTest::newRow("llama3-70b dp16 tp8 pp8") << QStringLiteral("llama3-70b") << llama70b();
+    }
+
+    void liveAtPeakSumsToPeak()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QStringList, overrides);
+        const auto result = synth(qPrintable(preset), overrides);
+        MemoryModel model;
+        model.setResult(result);
+        for (size_t c = 0; c < result->classes.size(); ++c) {
+            model.setClass(static_cast<int>(c));
+            const ClassSummary& s = result->summaries[c];
+            QCOMPARE(model.step(), qint64(s.peakStep));
+            // Everything alive at the peak step, resident state included, is the peak: the rows are the
+            // non-resident buffers plus the resident weights, gradients and optimizer state of the summary.
+            qint64 sum = 0;
+            qint64 transient = 0;
+            for (int row = 0; row < model.rowCount(); ++row) {
+                const qint64 bytes = raw(model, row, MemoryModel::BytesColumn);
+                sum += bytes;
+                const int buffer = model.data(model.index(row, 0), MemoryModel::BufferRole).toInt();
+                if (!result->classes[c].buffers[static_cast<size_t>(buffer)].resident)
+                    transient += bytes;
+                QVERIFY(raw(model, row, MemoryModel::FromColumn) <= s.peakStep);
+                QVERIFY(raw(model, row, MemoryModel::ToColumn) >= s.peakStep);
+                if (row > 0)
+                    QVERIFY(raw(model, row - 1, MemoryModel::BytesColumn) >= bytes);
+            }
+            QCOMPARE(sum, qint64(s.peakBytes));
+            QCOMPARE(model.liveBytes(), qint64(s.peakBytes));
+            QCOMPARE(transient + s.weightBytes + s.gradientBytes + s.optimizerBytes, qint64(s.peakBytes));
+            QCOMPARE(model.rowCount(), int(result->memory[c].liveAtPeak.size()));
+
+            // Any other step: the rows sum to the timeline's total there.
+            const MemoryTimeline& tl = result->memory[c];
+            for (size_t step : { size_t(0), tl.series.size() / 3, tl.series.size() - 1 }) {
+                model.setStep(static_cast<qint64>(step));
+                qint64 live = 0;
+                for (int row = 0; row < model.rowCount(); ++row)
+                    live += raw(model, row, MemoryModel::BytesColumn);
+                QCOMPARE(live, qint64(tl.total(step)));
+            }
+        }
+    }
+
+    void bufferNames()
+    {
+        const auto result = synth("tiny", { QStringLiteral("parallelism.dp=2"), QStringLiteral("parallelism.zero=3") });
+        const ClassProgram& program = result->classes[0];
+        bool sawGathered = false;
+        bool sawMicroBatch = false;
+        bool sawOptimizer = false;
+        for (size_t b = 0; b < program.buffers.size(); ++b) {
+            const Buffer& buf = program.buffers[b];
+            const QString name = MemoryModel::bufferName(*result, 0, static_cast<int>(b));
+            QVERIFY2(!name.isEmpty(), qPrintable(QString::number(b)));
+            if (buf.tensor >= 0)
+                QVERIFY(name.contains(
+                    QString::fromStdString(result->graph->tensors[static_cast<size_t>(buf.tensor)].name)));
+            if (buf.microBatch >= 0) {
+                QVERIFY2(name.startsWith(QStringLiteral("mb%1/").arg(buf.microBatch)), qPrintable(name));
+                sawMicroBatch = true;
+            }
+            if (!buf.resident && buf.category == MemoryCategory::Weights) {
+                QVERIFY2(name.endsWith(QLatin1String(" (gathered)")), qPrintable(name));
+                sawGathered = true;
+            }
+            if (buf.resident && buf.category == MemoryCategory::Optimizer) {
+                QVERIFY2(name.endsWith(QLatin1String(" (optimizer state)")), qPrintable(name));
+                sawOptimizer = true;
+            }
+        }
+        // ZeRO-3 all-gathers the weight shards before use (Rajbhandari et al. 2020, §5.3).
+        QVERIFY(sawGathered);
+        QVERIFY(sawMicroBatch);
+        QVERIFY(sawOptimizer);
+    }
+
+    void csvExport_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QStringList>("overrides");
+        QTest::newRow("tiny dp2 tp2 pp2") << QStringLiteral("tiny") << dp2tp2pp2();
+        QTest::newRow("llama3-70b dp16 tp8 pp8") << QStringLiteral("llama3-70b") << llama70b();
+    }
+
+    void csvExport()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QStringList, overrides);
+        const auto result = synth(qPrintable(preset), overrides);
+        MemoryView view;
+        view.setResult(result);
+        QVERIFY(waitForChart(view));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (int c = 0; c < int(result->classes.size()); ++c) {
+            view.showClass(c);
+            const QString path = dir.filePath(QStringLiteral("stage%1.csv").arg(c));
+            QString error;
+            QVERIFY2(view.exportCsv(path, &error), qPrintable(error));
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadOnly | QIODevice::Text));
+            const QList<QByteArray> lines = file.readAll().split('\n');
+            QCOMPARE(lines.front(), QByteArray("step,weights,gradients,optimizer,activations,other,total"));
+            const MemoryTimeline& tl = result->memory[static_cast<size_t>(c)];
+            QCOMPARE(qint64(lines.size()), qint64(tl.series.size()) + 2); // header, rows, empty after the last \n
+            qint64 maxTotal = -1;
+            qint64 maxStep = -1;
+            for (qsizetype i = 1; i + 1 < lines.size(); ++i) {
+                const QList<QByteArray> cells = lines[i].split(',');
+                QCOMPARE(cells.size(), 7);
+                QCOMPARE(cells[0].toLongLong(), qint64(i - 1));
+                qint64 sum = 0;
+                for (int k = 1; k <= 5; ++k)
+                    sum += cells[k].toLongLong();
+                const qint64 total = cells[6].toLongLong();
+                QCOMPARE(total, sum);
+                if (total > maxTotal) {
+                    maxTotal = total;
+                    maxStep = i - 1;
+                }
+            }
+            QCOMPARE(maxTotal, qint64(result->summaries[static_cast<size_t>(c)].peakBytes));
+            QCOMPARE(maxStep, qint64(result->summaries[static_cast<size_t>(c)].peakStep));
+            // Resident weights are the same at every step: the column equals the summary's figure.
+            QCOMPARE(
+                lines[1].split(',')[1].toLongLong(), qint64(result->summaries[static_cast<size_t>(c)].weightBytes));
+        }
+        QVERIFY(!view.exportCsv(dir.filePath(QStringLiteral("no/such/dir/x.csv"))));
+    }
+
+    void chartSeries_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QStringList>("overrides");
+        QTest::newRow("tiny dp2 tp2 pp2") << QStringLiteral("tiny") << dp2tp2pp2();
+        QTest::newRow("llama3-70b dp16 tp8 pp8") << QStringLiteral("llama3-70b") << llama70b();
+    }
+
+    void chartSeries()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QStringList, overrides);
+        const auto result = synth(qPrintable(preset), overrides);
+        MemoryView view;
+        view.resize(1400, 900);
+        view.setResult(result);
+        QVERIFY(waitForChart(view));
+        MemoryChartView* chart = view.chartView();
+        const int last = int(result->classes.size()) - 1;
+        QCOMPARE(view.currentClass(), 0);
+        QCOMPARE(view.compareClass(), last); // first vs last stage by default
+        const ClassSummary& s = result->summaries[0];
+        const MemoryTimeline& tl = result->memory[0];
+        const double unit = chart->chartData().unitBytes;
+        const qint64 expectedPoints = std::min<qint64>(qint64(tl.series.size()), kMaxMemoryChartPoints);
+        for (int c = 0; c < kMemoryChartCategories; ++c)
+            QCOMPARE(qint64(chart->categorySeries(c)->count()), expectedPoints);
+        // The top of the stack keeps the peak (exact: bytes / 2^k is exact in a double).
+        double top = 0;
+        for (const QPointF& p : chart->categorySeries(kMemoryChartCategories - 1)->points())
+            top = std::max(top, p.y());
+        QCOMPARE(qint64(top * unit), qint64(s.peakBytes));
+        // Weights at the bottom: the resident weights (no ZeRO-3 here).
+        QCOMPARE(qint64(chart->categorySeries(0)->at(0).y() * unit), qint64(s.weightBytes));
+        QCOMPARE(chart->peakSeries()->count(), 1);
+        QCOMPARE(qint64(chart->peakSeries()->at(0).x()), qint64(s.peakStep));
+        const QString node = QString::fromStdString(result->classes[0].nodes[static_cast<size_t>(s.peakStep)].name);
+        QVERIFY2(chart->peakText().contains(QStringLiteral("at step %1 (%2)").arg(s.peakStep).arg(node)),
+            qPrintable(chart->peakText()));
+        QVERIFY(chart->compareSeries()->isVisible());
+        QCOMPARE(qint64(chart->compareSeries()->count()),
+            std::min<qint64>(qint64(result->memory[static_cast<size_t>(last)].series.size()), kMaxMemoryChartPoints));
+        double compareTop = 0;
+        for (const QPointF& p : chart->compareSeries()->points())
+            compareTop = std::max(compareTop, p.y());
+        QCOMPARE(qint64(compareTop * unit), qint64(result->summaries[static_cast<size_t>(last)].peakBytes));
+        QVERIFY2(
+            chart->hbmSeries()->name().contains(QLatin1String("h100-sxm")), qPrintable(chart->hbmSeries()->name()));
+        // The cursor starts at the peak and the table lists what is alive there.
+        QCOMPARE(view.cursorStep(), qint64(s.peakStep));
+        QCOMPARE(view.model()->liveBytes(), qint64(s.peakBytes));
+
+        view.setCompareClass(-1);
+        QVERIFY(waitForChart(view));
+        QVERIFY(!chart->compareSeries()->isVisible());
+        QCOMPARE(chart->compareSeries()->count(), 0);
+    }
+
+    void rankPicker()
+    {
+        // rank_order [tp, cp, ep, dp, pp]: rank = tp + 2 dp + 4 pp for dp = tp = pp = 2, so ranks 4..7 are stage 1.
+        const auto result = synth("tiny", dp2tp2pp2());
+        MemoryView view;
+        view.setResult(result);
+        QVERIFY(waitForChart(view));
+        view.showRank(5);
+        QCOMPARE(view.currentClass(), 1);
+        QVERIFY(waitForChart(view));
+        QCOMPARE(view.chartView()->chartData().classIndex, 1);
+        QCOMPARE(view.model()->classIndex(), 1);
+        view.showRank(3);
+        QCOMPARE(view.currentClass(), 0);
+        view.setCursorStep(0);
+        QCOMPARE(view.cursorStep(), qint64(0));
+        QCOMPARE(view.model()->liveBytes(), qint64(result->memory[0].total(0)));
+        QVERIFY(view.cursorTitle()->text().contains(QLatin1String("step 0")));
+    }
+
+    void hoverAndClick()
+    {
+        const auto result = synth("tiny", dp2tp2pp2());
+        MemoryView view;
+        view.resize(1400, 900);
+        view.setResult(result);
+        view.show();
+        QVERIFY(waitForChart(view));
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTest::qWait(50);
+        MemoryChartView* chart = view.chartView();
+        auto pointOf = [&](qint64 step) {
+            const QPointF scene = chart->chart()->mapToScene(
+                chart->chart()->mapToPosition(QPointF(double(step), 1.0), chart->peakSeries()));
+            return chart->mapFromScene(scene);
+        };
+        const qint64 peak = result->summaries[0].peakStep;
+        QCOMPARE(view.cursorStep(), peak);
+        // Hovering moves the cursor and the table; the step is the nearest node.
+        QTest::mouseMove(chart->viewport(), pointOf(10));
+        QCOMPARE(view.cursorStep(), qint64(10));
+        QCOMPARE(chart->cursorStep(), qint64(10));
+        QCOMPARE(view.model()->liveBytes(), qint64(result->memory[0].total(10)));
+        // A click pins the cursor; after the mouse leaves, it returns there.
+        QTest::mouseClick(chart->viewport(), Qt::LeftButton, {}, pointOf(20));
+        QTest::mouseMove(chart->viewport(), pointOf(30));
+        QCOMPARE(view.cursorStep(), qint64(30));
+        QEvent leave(QEvent::Leave);
+        QCoreApplication::sendEvent(chart, &leave);
+        QCOMPARE(view.cursorStep(), qint64(20));
+    }
+
+    void singleClassAndReset()
+    {
+        MemoryView view;
+        view.setResult(synth("tiny", {}));
+        QVERIFY(waitForChart(view));
+        QCOMPARE(view.compareClass(), -1); // one class: nothing to compare with
+        QVERIFY(!view.chartView()->compareSeries()->isVisible());
+        view.setResult(nullptr);
+        QCOMPARE(view.model()->rowCount(), 0);
+        QVERIFY(!view.isEnabled());
+        QString error;
+        QVERIFY(!view.exportCsv(QStringLiteral("unused.csv"), &error));
+        QVERIFY(!error.isEmpty());
+    }
+
+    void screenshot_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QStringList>("overrides");
+        QTest::addColumn<QString>("file");
+        QTest::newRow("tiny dp2 tp2 pp2") << QStringLiteral("tiny") << dp2tp2pp2() << QStringLiteral("memory-tiny.png");
+        QTest::newRow("llama3-70b dp16 tp8 pp8")
+            << QStringLiteral("llama3-70b") << llama70b() << QStringLiteral("memory-llama70b.png");
+    }
+
+    // Renders the view offscreen at 1400x900. With STAGECRAFT_SCREENSHOT_DIR set, saves the picture there.
+    void screenshot()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QStringList, overrides);
+        QFETCH(QString, file);
+        MemoryView view;
+        view.resize(1400, 900);
+        view.setResult(synth(qPrintable(preset), overrides));
+        view.show();
+        QVERIFY(waitForChart(view));
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTest::qWait(100); // let the chart lay out its legend and axes
+        const QImage image = view.grab().toImage();
+        QCOMPARE(image.size(), QSize(1400, 900));
+        const QString dir = qEnvironmentVariable("STAGECRAFT_SCREENSHOT_DIR");
+        if (!dir.isEmpty())
+            QVERIFY(image.save(dir + QLatin1Char('/') + file));
+    }
+};
+
+QTEST_MAIN(TestMemoryView)
+#include "tst_memoryview.moc"

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+#include "charts/memorychartview.h"
+
+#include "models/formatting.h"
+#include "models/memorymodel.h"
+
+#include <QAreaSeries>
+#include <QBrush>
+#include <QGraphicsLineItem>
+#include <QGraphicsRectItem>
+#include <QGraphicsSimpleTextItem>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QMouseEvent>
+#include <QPen>
+#include <QScatterSeries>
+#include <QStringList>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+namespace stagecraft {
+
+namespace {
+
+    const QColor kHbmColor(0xd6, 0x27, 0x28);
+    const QColor kCompareColor(0x22, 0x22, 0x22);
+    const QColor kCursorColor(0x33, 0x33, 0x33);
+
+    QString categoryLegend(const MemoryChartData& data, int c)
+    {
+        const QString name = MemoryModel::categoryName(c);
+        const auto c_ = static_cast<size_t>(c);
+        if (data.categoryMaxBytes[c_] == data.categoryMinBytes[c_])
+            return name + QStringLiteral(" (") + formatByteCount(static_cast<double>(data.categoryMaxBytes[c_]))
+                + QLatin1Char(')');
+        return name + QStringLiteral(" (max ") + formatByteCount(static_cast<double>(data.categoryMaxBytes[c_]))
+            + QLatin1Char(')');
+    }
+
+    // A "nice" tick interval (1, 2, 2.5 or 5 times a power of ten) giving about `ticks` intervals over `range`.
+    double niceInterval(double range, int ticks)
+    {
+        if (range <= 0)
+            return 1;
+        const double raw = range / ticks;
+        const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+        for (double m : { 1.0, 2.0, 2.5, 5.0 })
+            if (m * magnitude >= raw)
+                return m * magnitude;
+        return 10 * magnitude;
+    }
+
+    QString labelFormat(double interval)
+    {
+        if (interval >= 1)
+            return QStringLiteral("%.0f");
+        return interval >= 0.1 ? QStringLiteral("%.1f") : QStringLiteral("%.2f");
+    }
+
+    void hideLegendMarker(QChart* chart, QAbstractSeries* series)
+    {
+        for (QLegendMarker* marker : chart->legend()->markers(series))
+            marker->setVisible(false);
+    }
+
+    // A boxed label in the chart's scene.
+    void placeBox(QGraphicsRectItem* box, QGraphicsSimpleTextItem* label, QPointF anchor, const QRectF& plot,
+        bool preferRight, bool preferAbove)
+    {
+        const QRectF text = label->boundingRect();
+        const QSizeF size(text.width() + 10, text.height() + 6);
+        double x = preferRight ? anchor.x() + 8 : anchor.x() - 8 - size.width();
+        if (x + size.width() > plot.right())
+            x = anchor.x() - 8 - size.width();
+        if (x < plot.left())
+            x = std::min(anchor.x() + 8, plot.right() - size.width());
+        double y = preferAbove ? anchor.y() - 8 - size.height() : anchor.y() + 8;
+        if (y < plot.top())
+            y = anchor.y() + 8;
+        if (y + size.height() > plot.bottom())
+            y = plot.bottom() - size.height();
+        box->setRect(QRectF(QPointF(x, y), size));
+        label->setPos(x + 5, y + 3);
+    }
+
+} // namespace
+
+MemoryChartView::MemoryChartView(QWidget* parent)
+    : QChartView(new QChart, parent)
+    , m_compare(new QLineSeries(this))
+    , m_hbm(new QLineSeries(this))
+    , m_peak(new QScatterSeries(this))
+    , m_comparePeak(new QScatterSeries(this))
+    , m_axisX(new QValueAxis(this))
+    , m_axisY(new QValueAxis(this))
+{
+    QChart* c = chart();
+    c->setAnimationOptions(QChart::NoAnimation);
+    c->legend()->hide();
+    c->setBackgroundRoundness(0);
+    c->setDropShadowEnabled(false);
+    setFrameShape(QFrame::NoFrame);
+    setBackgroundBrush(Qt::white);
+    c->setMargins(QMargins(6, 6, 6, 6));
+    QFont titleFont = c->titleFont();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.15);
+    titleFont.setBold(true);
+    c->setTitleFont(titleFont);
+    setRenderHint(QPainter::Antialiasing);
+
+    m_axisX->setTitleText(QStringLiteral("step (program node, schedule order)"));
+    m_axisX->setLabelFormat(QStringLiteral("%.0f"));
+    m_axisY->setLabelFormat(QStringLiteral("%.0f"));
+    c->addAxis(m_axisX, Qt::AlignBottom);
+    c->addAxis(m_axisY, Qt::AlignLeft);
+
+    for (int i = 0; i < kMemoryChartCategories; ++i) {
+        m_upper[static_cast<size_t>(i)] = new QLineSeries(this);
+        auto* area =
+            new QAreaSeries(m_upper[static_cast<size_t>(i)], i > 0 ? m_upper[static_cast<size_t>(i - 1)] : nullptr);
+        const QColor color = MemoryModel::categoryColor(i);
+        QColor fill = color;
+        fill.setAlpha(200);
+        area->setBrush(fill);
+        area->setPen(QPen(color.darker(115), 1));
+        area->setName(MemoryModel::categoryName(i));
+        m_areas[static_cast<size_t>(i)] = area;
+        c->addSeries(area);
+        area->attachAxis(m_axisX);
+        area->attachAxis(m_axisY);
+    }
+
+    QPen comparePen(kCompareColor, 1.5);
+    m_compare->setPen(comparePen);
+    c->addSeries(m_compare);
+    m_compare->attachAxis(m_axisX);
+    m_compare->attachAxis(m_axisY);
+
+    QPen hbmPen(kHbmColor, 2, Qt::DashLine);
+    m_hbm->setPen(hbmPen);
+    c->addSeries(m_hbm);
+    m_hbm->attachAxis(m_axisX);
+    m_hbm->attachAxis(m_axisY);
+
+    for (QScatterSeries* s : { m_peak, m_comparePeak }) {
+        s->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+        s->setMarkerSize(11);
+        s->setPen(QPen(Qt::white, 2));
+        c->addSeries(s);
+        s->attachAxis(m_axisX);
+        s->attachAxis(m_axisY);
+        hideLegendMarker(c, s);
+    }
+    m_peak->setBrush(QColor(0xb0, 0x10, 0x10));
+    m_comparePeak->setBrush(kCompareColor);
+    m_compare->setVisible(false);
+    m_comparePeak->setVisible(false);
+
+    m_peakBox = new QGraphicsRectItem(c);
+    m_peakBox->setBrush(QColor(255, 255, 255, 235));
+    m_peakBox->setPen(QPen(QColor(0xb0, 0x10, 0x10), 1));
+    m_peakBox->setZValue(20);
+    m_peakLabel = new QGraphicsSimpleTextItem(c);
+    m_peakLabel->setZValue(21);
+    QFont bold = font();
+    bold.setBold(true);
+    m_peakLabel->setFont(bold);
+    m_peakLabel->setBrush(QColor(0x80, 0x08, 0x08));
+
+    m_cursorLine = new QGraphicsLineItem(c);
+    m_cursorLine->setPen(QPen(kCursorColor, 1, Qt::DashLine));
+    m_cursorLine->setZValue(15);
+    m_cursorBox = new QGraphicsRectItem(c);
+    m_cursorBox->setBrush(QColor(0x33, 0x33, 0x33, 225));
+    m_cursorBox->setPen(Qt::NoPen);
+    m_cursorBox->setZValue(16);
+    m_cursorLabel = new QGraphicsSimpleTextItem(c);
+    m_cursorLabel->setBrush(Qt::white);
+    m_cursorLabel->setZValue(17);
+    for (QGraphicsItem* item :
+        std::initializer_list<QGraphicsItem*> { m_peakBox, m_peakLabel, m_cursorLine, m_cursorBox, m_cursorLabel })
+        item->setVisible(false);
+
+    connect(c, &QChart::plotAreaChanged, this, [this] { updateOverlays(); });
+    setMouseTracking(true);
+    viewport()->setMouseTracking(true);
+}
+
+MemoryChartView::~MemoryChartView() = default;
+
+void MemoryChartView::setChartData(const MemoryChartData& data, const QString& title, const QString& compareName,
+    qint64 hbmBytes, const QString& gpuName)
+{
+    m_data = data;
+    QChart* c = chart();
+    c->setTitle(title);
+    for (int i = 0; i < kMemoryChartCategories; ++i) {
+        m_upper[static_cast<size_t>(i)]->replace(data.upper[static_cast<size_t>(i)]);
+        m_areas[static_cast<size_t>(i)]->setName(categoryLegend(data, i));
+    }
+    const double peak = static_cast<double>(data.peakBytes) / data.unitBytes;
+    m_peak->replace(QList<QPointF> { QPointF(static_cast<double>(data.peakStep), peak) });
+
+    const bool compare = data.compareClass >= 0;
+    m_compare->replace(data.compareTotal);
+    m_compare->setVisible(compare);
+    m_comparePeak->setVisible(compare);
+    if (compare) {
+        m_compare->setName(QStringLiteral("total of %1 (peak %2)")
+                               .arg(compareName, formatByteCount(static_cast<double>(data.comparePeakBytes))));
+        m_comparePeak->replace(QList<QPointF> { QPointF(
+            static_cast<double>(data.comparePeakStep), static_cast<double>(data.comparePeakBytes) / data.unitBytes) });
+    }
+    hideLegendMarker(c, m_comparePeak);
+    for (QLegendMarker* marker : c->legend()->markers(m_compare))
+        marker->setVisible(compare);
+
+    const double lastStep = static_cast<double>(std::max<int64_t>({ data.steps, data.compareSteps, 2 }) - 1);
+    const double dataMax = static_cast<double>(std::max(data.peakBytes, data.comparePeakBytes)) / data.unitBytes;
+    const double hbm = static_cast<double>(hbmBytes) / data.unitBytes;
+    // The capacity line is drawn when it is on the same scale as the data; far above it (a tiny test model on an
+    // 80 GiB GPU), it would flatten the areas to nothing, so the legend states it instead.
+    const bool hbmOnScale = hbmBytes > 0 && hbm <= std::max(dataMax, 1e-9) * 4;
+    const QString hbmText = formatByteCount(static_cast<double>(hbmBytes));
+    if (hbmBytes > 0) {
+        // Off scale: an empty series keeps its legend entry and draws nothing.
+        m_hbm->replace(hbmOnScale ? QList<QPointF> { QPointF(0, hbm), QPointF(lastStep, hbm) } : QList<QPointF> {});
+        m_hbm->setName(hbmOnScale ? QStringLiteral("HBM capacity %1 (%2)").arg(gpuName, hbmText)
+                                  : QStringLiteral("HBM capacity %1 (%2, above the scale)").arg(gpuName, hbmText));
+        m_hbm->setVisible(true);
+    } else {
+        m_hbm->replace(QList<QPointF> {});
+        m_hbm->setVisible(false);
+    }
+    for (QLegendMarker* marker : c->legend()->markers(m_hbm))
+        marker->setVisible(hbmBytes > 0);
+
+    m_axisX->setRange(0, lastStep);
+    m_axisX->setTickType(QValueAxis::TicksDynamic);
+    m_axisX->setTickAnchor(0);
+    m_axisX->setTickInterval(niceInterval(lastStep, 8));
+    const double top = std::max(dataMax, hbmOnScale ? hbm : 0.0) * 1.1;
+    const double yInterval = niceInterval(top > 0 ? top : 1, 6);
+    m_axisY->setRange(0, std::ceil((top > 0 ? top : 1) / yInterval) * yInterval);
+    m_axisY->setTickType(QValueAxis::TicksDynamic);
+    m_axisY->setTickAnchor(0);
+    m_axisY->setTickInterval(yInterval);
+    m_axisY->setLabelFormat(labelFormat(yInterval));
+    m_axisY->setTitleText(QStringLiteral("memory per rank (%1)").arg(data.unitName));
+
+    auto entry = [](const QColor& color, const QString& symbol, const QString& name) {
+        QString text = name.toHtmlEscaped();
+        text.replace(QLatin1Char(' '), QStringLiteral("&nbsp;")); // wrap between entries, not inside one
+        return QStringLiteral("<span style='color:%1'>%2</span>&nbsp;%3").arg(color.name(), symbol, text);
+    };
+    QStringList entries;
+    for (int i = 0; i < kMemoryChartCategories; ++i)
+        entries << entry(MemoryModel::categoryColor(i), QStringLiteral("&#9632;"), categoryLegend(data, i));
+    if (compare)
+        entries << entry(kCompareColor, QStringLiteral("&#9473;&#9473;"), m_compare->name());
+    if (hbmBytes > 0)
+        entries << entry(kHbmColor, QStringLiteral("&#9588;&#9588;&#9588;"), m_hbm->name());
+    m_legendHtml = entries.join(QStringLiteral("&nbsp;&nbsp;&nbsp; "));
+
+    m_peakText = QStringLiteral("peak %1 at step %2")
+                     .arg(formatByteCount(static_cast<double>(data.peakBytes)))
+                     .arg(data.peakStep);
+    if (!data.peakNode.isEmpty())
+        m_peakText += QStringLiteral(" (") + data.peakNode + QLatin1Char(')');
+    QString label = m_peakText;
+    if (hbmBytes > 0 && data.peakBytes > hbmBytes)
+        label += QStringLiteral("\nexceeds the %1 HBM (%2) by %3")
+                     .arg(gpuName, hbmText, formatByteCount(static_cast<double>(data.peakBytes - hbmBytes)));
+    m_peakLabel->setText(label);
+    const bool hasData = data.steps > 0;
+    m_peakLabel->setVisible(hasData);
+    m_peakBox->setVisible(hasData);
+    m_peak->setVisible(hasData);
+    hideLegendMarker(c, m_peak);
+    updateOverlays();
+}
+
+const MemoryChartData& MemoryChartView::chartData() const
+{
+    return m_data;
+}
+
+void MemoryChartView::setCursor(qint64 step, const QString& text)
+{
+    m_cursorStep = step;
+    m_cursorLabel->setText(text);
+    updateOverlays();
+}
+
+qint64 MemoryChartView::cursorStep() const
+{
+    return m_cursorStep;
+}
+
+QLineSeries* MemoryChartView::categorySeries(int category) const
+{
+    return m_upper[static_cast<size_t>(category)];
+}
+
+QAreaSeries* MemoryChartView::areaSeries(int category) const
+{
+    return m_areas[static_cast<size_t>(category)];
+}
+
+QLineSeries* MemoryChartView::compareSeries() const
+{
+    return m_compare;
+}
+
+QLineSeries* MemoryChartView::hbmSeries() const
+{
+    return m_hbm;
+}
+
+QScatterSeries* MemoryChartView::peakSeries() const
+{
+    return m_peak;
+}
+
+QString MemoryChartView::legendHtml() const
+{
+    return m_legendHtml;
+}
+
+QString MemoryChartView::peakText() const
+{
+    return m_peakText;
+}
+
+void MemoryChartView::updateOverlays()
+{
+    QChart* c = chart();
+    const QRectF plot = c->plotArea();
+    if (m_data.steps > 0) {
+        const QPointF peak = c->mapToPosition(
+            QPointF(static_cast<double>(m_data.peakStep), static_cast<double>(m_data.peakBytes) / m_data.unitBytes),
+            m_peak);
+        // Place the label on the side with more room.
+        placeBox(m_peakBox, m_peakLabel, peak, plot, peak.x() < plot.center().x(), true);
+    }
+    const bool cursor = m_cursorStep >= 0 && m_data.steps > 0;
+    m_cursorLine->setVisible(cursor);
+    m_cursorBox->setVisible(cursor && !m_cursorLabel->text().isEmpty());
+    m_cursorLabel->setVisible(cursor && !m_cursorLabel->text().isEmpty());
+    if (cursor) {
+        const double x = c->mapToPosition(QPointF(static_cast<double>(m_cursorStep), 0), m_peak).x();
+        m_cursorLine->setLine(QLineF(x, plot.top(), x, plot.bottom()));
+        placeBox(m_cursorBox, m_cursorLabel, QPointF(x, plot.top() - 4), plot, true, false);
+    }
+}
+
+qint64 MemoryChartView::stepAt(const QPointF& viewPos) const
+{
+    if (m_data.steps <= 0)
+        return -1;
+    const QPointF chartPos = chart()->mapFromScene(mapToScene(viewPos.toPoint()));
+    if (!chart()->plotArea().contains(chartPos))
+        return -1;
+    const double x = chart()->mapToValue(chartPos, m_peak).x();
+    const qint64 steps = std::max(m_data.steps, m_data.compareSteps);
+    return std::clamp<qint64>(std::llround(x), 0, steps - 1);
+}
+
+void MemoryChartView::mouseMoveEvent(QMouseEvent* event)
+{
+    const qint64 step = stepAt(event->position());
+    if (step != m_lastHovered) {
+        m_lastHovered = step;
+        Q_EMIT stepHovered(step);
+    }
+    QChartView::mouseMoveEvent(event);
+}
+
+void MemoryChartView::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton) {
+        const qint64 step = stepAt(event->position());
+        if (step >= 0)
+            Q_EMIT stepClicked(step);
+    }
+    QChartView::mousePressEvent(event);
+}
+
+void MemoryChartView::leaveEvent(QEvent* event)
+{
+    m_lastHovered = -1;
+    Q_EMIT stepHovered(-1);
+    QChartView::leaveEvent(event);
+}
+
+void MemoryChartView::resizeEvent(QResizeEvent* event)
+{
+    QChartView::resizeEvent(event);
+    updateOverlays();
+}
+
+} // namespace stagecraft

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "charts/memorychartdata.h"
+
+#include <QChartView>
+#include <array>
+
+class QAreaSeries;
+class QGraphicsLineItem;
+class QGraphicsRectItem;
+class QGraphicsSimpleTextItem;
+class QLineSeries;
+class QScatterSeries;
+class QValueAxis;
+
+namespace stagecraft {
+
+/// The stacked-area memory chart of one rank class: weights, gradients, optimizer, activations and other (bottom
+/// to top), the peak marked with its value and node, the HBM capacity as a dashed red line, optionally the total of
+/// a second class as a line, and a vertical cursor. Series are created once and refilled with one
+/// QXYSeries::replace() each (STYLE §3). Emits the step under the mouse; the owner decides where the cursor goes.
+class MemoryChartView : public QChartView
+{
+    Q_OBJECT
+public:
+    explicit MemoryChartView(QWidget* parent = nullptr);
+    ~MemoryChartView() override;
+
+    /// Shows `data` (from buildMemoryChartData). `title` heads the chart, `compareName` names the comparison line
+    /// ("stage 7"), `hbmBytes` (0: none) is drawn as a line named after `gpuName`.
+    void setChartData(const MemoryChartData& data, const QString& title, const QString& compareName, qint64 hbmBytes,
+        const QString& gpuName);
+    const MemoryChartData& chartData() const;
+    /// Moves the cursor line to `step` (-1 hides it); `text` is shown next to it.
+    void setCursor(qint64 step, const QString& text);
+    qint64 cursorStep() const;
+
+    /// The upper boundary series of category `category` (MemoryCategory order).
+    QLineSeries* categorySeries(int category) const;
+    QAreaSeries* areaSeries(int category) const;
+    QLineSeries* compareSeries() const;
+    QLineSeries* hbmSeries() const;
+    QScatterSeries* peakSeries() const;
+    /// "peak 27.8 GiB at step 1234 (mb3/L5.mlp.down.bwd)"
+    QString peakText() const;
+    /// The legend as rich text (colour swatch and name of every visible series); the chart's own legend is hidden
+    /// because it cannot wrap. MemoryView shows this under the chart.
+    QString legendHtml() const;
+
+Q_SIGNALS:
+    /// The mouse is over the plot at `step` (-1: it left the plot).
+    void stepHovered(qint64 step);
+    void stepClicked(qint64 step);
+
+protected:
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    qint64 stepAt(const QPointF& viewPos) const;
+    void updateOverlays();
+
+    MemoryChartData m_data;
+    std::array<QLineSeries*, kMemoryChartCategories> m_upper {};
+    std::array<QAreaSeries*, kMemoryChartCategories> m_areas {};
+    QLineSeries* m_compare;
+    QLineSeries* m_hbm;
+    QScatterSeries* m_peak;
+    QScatterSeries* m_comparePeak;
+    QValueAxis* m_axisX;
+    QValueAxis* m_axisY;
+    QGraphicsRectItem* m_peakBox;
+    QGraphicsSimpleTextItem* m_peakLabel;
+    QGraphicsLineItem* m_cursorLine;
+    QGraphicsRectItem* m_cursorBox;
+    QGraphicsSimpleTextItem* m_cursorLabel;
+    QString m_peakText;
+    QString m_legendHtml;
+    qint64 m_cursorStep = -1;
+    qint64 m_lastHovered = -2;
+};
+
+} // namespace stagecraft

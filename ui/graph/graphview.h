@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "graph/graphspec.h"
+#include "mesh/mesh.h"
+#include "widgets/resultview.h"
+
+#include <QFutureWatcher>
+#include <atomic>
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QGraphicsScene;
+class QLabel;
+class QSpinBox;
+class QTextBrowser;
+class QTimer;
+
+namespace stagecraft {
+
+class GraphCanvas;
+class GraphNodeItem;
+
+/// The Graph tab: the program of one rank (its class's program, with the rank's groups and peers) over a layer and
+/// micro-batch window, laid out by Graphviz dot in a worker and shown in a zoomable, pannable scene. Compute,
+/// collective, send/recv and summary nodes have distinct shapes and colours; data edges are solid, schedule edges
+/// dashed. A click shows the node's attributes, a double click on a summary opens its range. Layers and
+/// micro-batches outside the window are collapsed into summary nodes, and no more than maxNodes() nodes are ever
+/// laid out. While a layout runs the previous one stays on screen. Exports SVG and PNG.
+class GraphView : public ResultView
+{
+    Q_OBJECT
+public:
+    explicit GraphView(QWidget* parent = nullptr);
+    ~GraphView() override;
+
+    void setStale(bool stale) override;
+
+    std::shared_ptr<const SynthesisResult> result() const;
+    /// The rank whose groups and peers the details show; its class's program is drawn.
+    RankId rank() const;
+    int32_t classIndex() const;
+    /// The window asked for (the shown one may be smaller, see shownSpec().window).
+    GraphWindow window() const;
+    int32_t maxNodes() const;
+
+    /// Picks `rank` (clamped to the world); switching class resets the window to the class's default.
+    void setRank(RankId rank);
+    /// Picks the class's example rank.
+    void setClassIndex(int32_t classIndex);
+    void setWindow(const GraphWindow& window);
+    void setMaxNodes(int32_t maxNodes);
+
+    /// The spec and layout on screen (empty before the first layout arrives).
+    const GraphSpec& shownSpec() const;
+    const GraphLayout& shownLayout() const;
+    /// True from a change of result, class or window until its layout is on screen.
+    bool isLayingOut() const;
+
+    QGraphicsScene* scene() const;
+    GraphCanvas* canvas() const;
+    /// The node item of spec node `specIndex`, or of program node `programNode`; null when not shown.
+    GraphNodeItem* itemForSpecNode(int32_t specIndex) const;
+    GraphNodeItem* itemForProgramNode(int32_t programNode) const;
+    /// Selects and centres the item of `programNode`; false when it is not shown.
+    bool selectProgramNode(int32_t programNode);
+    /// The details panel as plain text.
+    QString detailsText() const;
+    /// The text under the graph (counts, layout time, window notes).
+    QString statusText() const;
+
+    bool exportSvg(const QString& path, QString* error = nullptr) const;
+    bool exportPng(const QString& path, QString* error = nullptr) const;
+
+public Q_SLOTS:
+    void setResult(std::shared_ptr<const SynthesisResult> result) override;
+    void fitToView();
+    void zoomIn();
+    void zoomOut();
+    void resetZoom();
+    /// Asks for a file name and exports SVG or PNG by its suffix.
+    void exportGraph();
+
+Q_SIGNALS:
+    /// A layout arrived and the scene shows it.
+    void graphShown();
+    void layoutFailed(const QString& message);
+
+private:
+    struct Job
+    {
+        quint64 generation = 0;
+        bool superseded = false;
+        GraphSpec spec;
+        GraphLayout layout;
+    };
+
+    void buildUi();
+    void populateSelectors();
+    void syncControlsFromState();
+    void controlsEdited();
+    void scheduleLayout();
+    void startLayout();
+    void layoutFinished();
+    void showJob(Job job);
+    void updateDetails();
+    void updateStatus();
+    void activateNode(int specIndex);
+    void followLink(const QUrl& link);
+    void showWindowOf(int32_t programNode);
+
+    std::shared_ptr<const SynthesisResult> m_result;
+    RankId m_rank {};
+    int32_t m_class = 0;
+    GraphWindow m_window;
+    int32_t m_maxNodes;
+
+    GraphSpec m_spec;
+    GraphLayout m_layout;
+    std::vector<GraphNodeItem*> m_items; ///< parallel to m_spec.nodes
+    int32_t m_pendingSelection = -1; ///< program node to select when the next layout arrives
+    bool m_fitOnShow = true;
+
+    QFutureWatcher<Job> m_watcher;
+    quint64 m_generation = 0;
+    std::shared_ptr<std::atomic<quint64>> m_latestGeneration;
+    bool m_busy = false;
+    QTimer* m_debounce;
+    bool m_updatingControls = false;
+
+    QComboBox* m_classCombo;
+    QSpinBox* m_rankSpin;
+    QSpinBox* m_layerFirst;
+    QSpinBox* m_layerLast;
+    QSpinBox* m_mbFirst;
+    QSpinBox* m_mbLast;
+    QCheckBox* m_iterationWork;
+    QLabel* m_busyLabel;
+    QLabel* m_zoomLabel;
+    QLabel* m_staleBanner;
+    QLabel* m_status;
+    QGraphicsScene* m_scene;
+    GraphCanvas* m_canvas;
+    QTextBrowser* m_details;
+};
+
+} // namespace stagecraft
