@@ -272,11 +272,11 @@ namespace {
         const std::vector<Relayout> steps = planRelayout(from, to, bytes, P.mesh);
         if (steps.empty())
             return src;
-        // Reductions are kept and reused by later passes (same size); gathers are redone per pass, as
+        // Reductions and all-to-alls are kept and reused by later passes (same size: Megatron-LM keeps the
+        // dispatched MoE tokens); all-gathers are redone per pass, as
         // Megatron-LM re-gathers sequence-parallel inputs in backward instead of keeping them.
-        const bool gathers = std::any_of(steps.begin(), steps.end(), [](const Relayout& r) {
-            return r.type == CollectiveType::AllGather || r.type == CollectiveType::AllToAll;
-        });
+        const bool gathers = std::any_of(
+            steps.begin(), steps.end(), [](const Relayout& r) { return r.type == CollectiveType::AllGather; });
         const auto k = std::make_tuple(src.buffer, layoutHash(to), gathers ? static_cast<int>(phase) : -1);
         if (auto it = m_relayouts.find(k); it != m_relayouts.end())
             return it->second;

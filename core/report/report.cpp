@@ -2,6 +2,7 @@
 #include "report/report.h"
 
 #include "config/configwriter.h"
+#include "estimate/stepestimate.h"
 
 #include <cmath>
 #include <cstdio>
@@ -103,6 +104,22 @@ nlohmann::ordered_json reportJson(const SynthesisResult& r)
             { "optimizer", s.optimizerBytes }, { "activations_peak", s.activationPeakBytes }, { "peak", s.peakBytes } };
         classes.push_back(std::move(c));
     }
+    // The step-time estimate on cluster.gpu (DESIGN.md §4 step_time_s); omitted when the GPU is unknown.
+    std::string gpuError;
+    if (const std::optional<GpuSpec> gpu = gpuForConfig(r.config, gpuError)) {
+        StepEstimate estimate;
+        std::string error;
+        if (estimateStep(r, *gpu, EstimateOptions {}, estimate, error)) {
+            const nlohmann::ordered_json e = estimateJson(estimate);
+            for (size_t c = 0; c < classes.size() && c < e["classes"].size(); ++c)
+                for (const auto& [key, value] : e["classes"][c].items())
+                    if (key != "stage")
+                        classes[c][key] = value;
+            nlohmann::ordered_json summary = e;
+            summary.erase("classes");
+            j["estimate"] = std::move(summary);
+        }
+    }
     j["classes"] = std::move(classes);
     nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
     for (const Diagnostic& d : r.warnings)
@@ -122,7 +139,19 @@ std::string reportText(const SynthesisResult& r)
         << ") = " << r.worldSize() << " ranks, " << (p.sequenceParallel ? "sequence parallel, " : "") << "ZeRO-"
         << p.zero << ", " << toString(p.schedule) << ", " << r.cost.microBatches << " micro-batches of "
         << c.training.microBatch << "\n";
-    out << "FLOPs per iteration: " << formatCount(r.cost.flopsPerIteration) << "FLOP\n\n";
+    out << "FLOPs per iteration: " << formatCount(r.cost.flopsPerIteration) << "FLOP\n";
+    std::string gpuError;
+    if (const std::optional<GpuSpec> gpu = gpuForConfig(r.config, gpuError)) {
+        StepEstimate e;
+        std::string error;
+        if (estimateStep(r, *gpu, EstimateOptions {}, e, error)) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "estimate on %s: %.3f s per iteration, MFU %.1f%%, %s tokens/s\n",
+                gpu->name.c_str(), e.iterationTimeS, e.mfu * 100.0, formatCount(e.tokensPerS).c_str());
+            out << buf;
+        }
+    }
+    out << "\n";
     char line[256];
     std::snprintf(line, sizeof line, "%-6s %7s %8s %12s %8s %11s %11s %11s %11s %11s %11s\n", "stage", "ranks",
         "example", "FLOP/rank", "nodes", "mem peak", "all-reduce", "all-gather", "red-scatter", "all-to-all", "send");

@@ -289,10 +289,10 @@ private Q_SLOTS:
         // Expert parallelism: token dispatch and combine are all-to-alls over ep whose comm_size is the rank's
         // routed tokens: b*s*top_k*h elements (Lepikhin et al. 2020, GShard) = 2*128*2*256*2 bytes = 262,144,
         // computed once (STAGE divides the expert tokens by ep twice, defect 12). Forward: dispatch + combine;
-        // backward: the same two for the gradients.
+        // backward: the same two for the gradients, and no re-dispatch of the kept tokens.
         auto r = synth("tiny", tinyMoe() + plan(4, 1, 1, 1, 2));
         const ClassProgram& p = r->classes[0];
-        auto a2a = nodes(p, NodeKind::Collective, "mb0/L2.");
+        auto a2a = layerNodes(p, NodeKind::Collective, 2, 0);
         int count = 0;
         for (const ProgramNode* n : a2a) {
             if (n->collective != CollectiveType::AllToAll)
