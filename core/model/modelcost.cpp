@@ -61,16 +61,9 @@ bool computeModelCost(const ModelGraph& graph, const Config& config, ModelCost& 
     Binding b = modelBinding(config);
     const int64_t sequencesPerMicroBatch = config.training.microBatch * config.parallelism.dp;
     b.set(ModelSymbols::get().batch, 1);
-    Expr recompute;
-    for (const Op& op : graph.ops) {
-        if (op.pass != Pass::Forward)
-            continue;
-        const bool full = config.training.recompute == Recompute::Full && op.recompute != RecomputeClass::Never;
-        const bool selective =
-            config.training.recompute == Recompute::Selective && op.recompute == RecomputeClass::Selective;
-        if (full || selective)
-            recompute += op.flops();
-    }
+    const Expr recompute = config.training.recompute == Recompute::Full ? graph.fullRecomputeFlops
+        : config.training.recompute == Recompute::Selective             ? graph.selectiveRecomputeFlops
+                                                                        : Expr(0);
     ModelCost c;
     c.microBatches = microBatchesPerIteration(config);
     int64_t forward = 0, backward = 0, recomputed = 0;

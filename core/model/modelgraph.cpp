@@ -35,27 +35,27 @@ namespace flopcost {
 
 int ModelGraph::weightIndex(TensorId id) const
 {
-    for (size_t i = 0; i < weights.size(); ++i)
-        if (weights[i] == id)
-            return static_cast<int>(i);
-    return -1;
+    if (id.value < 0 || static_cast<size_t>(id.value) >= weightSlot.size())
+        return -1;
+    return weightSlot[static_cast<size_t>(id.value)];
 }
 
 Expr ModelGraph::parameterCount() const
 {
-    Expr n;
-    for (TensorId w : weights)
-        n += tensor(w).numel();
-    return n;
+    return parameters;
 }
 
 Expr ModelGraph::flops(Pass pass) const
 {
-    Expr f;
-    for (const Op& op : ops)
-        if (op.pass == pass)
-            f += op.flops();
-    return f;
+    switch (pass) {
+    case Pass::Forward:
+        return forwardFlops;
+    case Pass::Backward:
+        return backwardFlops;
+    case Pass::Optimizer:
+        return optimizerFlops;
+    }
+    return {};
 }
 
 namespace {
@@ -112,6 +112,8 @@ namespace {
             TensorId id = newTensor(name, std::move(dims), TensorRole::Weight, m_layer, m_act, true);
             g().tensors[static_cast<size_t>(id.value)].isExpertWeight = expert;
             g().weights.push_back(id);
+            g().weightSlot.resize(g().tensors.size(), -1);
+            g().weightSlot[static_cast<size_t>(id.value)] = static_cast<int32_t>(g().weights.size() - 1);
             TensorId grad = newTensor("d:" + name, g().tensor(id).dims, TensorRole::WeightGrad, m_layer, m_act, false);
             g().tensors[static_cast<size_t>(grad.value)].gradOf = id;
             g().tensors[static_cast<size_t>(grad.value)].isExpertWeight = expert;
@@ -386,6 +388,23 @@ namespace {
         differentiate();
         m_graph->firstOptimizerOp = static_cast<int32_t>(m_graph->ops.size());
         optimizer();
+
+        ModelGraph& g = *m_graph;
+        g.weightSlot.resize(g.tensors.size(), -1);
+        for (size_t i = 0; i < g.weights.size(); ++i) {
+            g.parameters += g.tensors[static_cast<size_t>(g.weights[i].value)].numel();
+        }
+        for (const Op& op : g.ops) {
+            const Expr f = op.flops();
+            Expr& total = op.pass == Pass::Forward ? g.forwardFlops
+                : op.pass == Pass::Backward        ? g.backwardFlops
+                                                   : g.optimizerFlops;
+            total += f;
+            if (op.pass == Pass::Forward && op.recompute != RecomputeClass::Never)
+                g.fullRecomputeFlops += f;
+            if (op.pass == Pass::Forward && op.recompute == RecomputeClass::Selective)
+                g.selectiveRecomputeFlops += f;
+        }
         return m_graph;
     }
 

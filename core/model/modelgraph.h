@@ -34,6 +34,13 @@ public:
     int32_t firstBackwardOp = 0;
     int32_t firstOptimizerOp = 0;
 
+    /// Totals computed once when the graph is built (a synthesis evaluates them, it does not rebuild them).
+    Expr parameters; ///< sum of the weights' numels
+    Expr forwardFlops, backwardFlops, optimizerFlops; ///< per pass, one global micro-batch
+    Expr fullRecomputeFlops; ///< forward FLOPs re-run under `full` recompute
+    Expr selectiveRecomputeFlops; ///< forward FLOPs re-run under `selective` recompute
+    std::vector<int32_t> weightSlot; ///< per tensor: index into `weights`, -1 for non-weights
+
     const Tensor& tensor(TensorId id) const
     {
         return tensors[static_cast<size_t>(id.value)];
