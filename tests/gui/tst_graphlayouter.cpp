@@ -165,46 +165,50 @@ private Q_SLOTS:
         QVERIFY2(checked >= minDataEdges, qPrintable(QString::number(checked)));
     }
 
-    void timingProbe()
+    void longestEdgesLeaveDot()
     {
-        if (qEnvironmentVariableIsEmpty("PROBE"))
-            QSKIP("probe");
-        const ConfigResult loaded =
-            loadConfigOrPreset(qEnvironmentVariable("PROBE").toStdString(), { "training.global_batch=64" });
-        const auto result = synthesize(*loaded.config).result;
-        for (int cap : { 500, 1000, 2000, 3000 }) {
-            GraphSpecOptions o;
-            o.maxNodes = cap;
-            QElapsedTimer t;
-            t.start();
-            GraphWindow w;
-            w.layerFirst = -1;
-            w.layerLast = 200;
-            w.microBatchFirst = 0;
-            w.microBatchLast = 100000;
-            const GraphSpec spec = GraphSpecBuilder::build(*result, 0, w, o);
-            const qint64 specMs = t.elapsed();
-            {
-                QFile f(QStringLiteral("/tmp/hgraph-explore/probe%1.dot").arg(cap));
-                f.open(QIODevice::WriteOnly);
-                QTextStream ts(&f);
-                ts << "digraph g { rankdir=TB; nodesep=0.2; ranksep=0.32; node [shape=box fixedsize=true "
-                      "label=\"\"];\n";
-                for (size_t i = 0; i < spec.nodes.size(); ++i)
-                    ts << "n" << i << " [width=" << spec.nodes[i].widthPt / 72
-                       << " height=" << spec.nodes[i].heightPt / 72 << "];\n";
-                for (const auto& e : spec.edges)
-                    ts << "n" << e.from << " -> n" << e.to
-                       << (e.kind == GraphEdgeKind::Ctrl ? " [constraint=false]" : " [weight=2]") << ";\n";
-                ts << "}\n";
-            }
-            qInfo() << cap << spec.nodes.size() << spec.edges.size() << "spec ms" << specMs;
-            if (cap > 500)
-                continue;
-            const GraphLayout l = GraphLayouter::layout(spec);
-            qInfo() << cap << spec.nodes.size() << spec.edges.size() << "spec ms" << specMs << "layout ms"
-                    << l.elapsedMs << l.ok;
+        // Chain a -> b -> c -> d (levels 0..3) plus a -> c (span 2, 1 virtual node) and a -> d (span 3, 2 virtual).
+        GraphSpec spec;
+        spec.nodes = { boxNode(40, 20), boxNode(40, 20), boxNode(40, 20), boxNode(40, 20) };
+        spec.edges = { { 0, 1, GraphEdgeKind::Data, 1 }, { 1, 2, GraphEdgeKind::Data, 1 },
+            { 2, 3, GraphEdgeKind::Data, 1 }, { 0, 2, GraphEdgeKind::Data, 1 }, { 0, 3, GraphEdgeKind::Data, 1 } };
+        QCOMPARE(GraphLayouter::directEdges(spec, 3), std::vector<size_t> {});
+        QCOMPARE(GraphLayouter::directEdges(spec, 2), std::vector<size_t> { 4 }); // 3 - 2 = 1 <= 2
+        QCOMPARE(GraphLayouter::directEdges(spec, 1), std::vector<size_t> { 4 });
+        QCOMPARE(GraphLayouter::directEdges(spec, 0), (std::vector<size_t> { 3, 4 }));
+    }
+
+    void longEdgesAreDrawnDirect()
+    {
+        // A chain of 400 nodes and 10 edges from its first node to the last ten: each spans 390..399 levels, 3,900+
+        // virtual nodes in all. The longest go direct until at most kVirtualNodeBudget = 3000 remain:
+        // removing 398 + 397 + 396 virtual nodes (the three longest) brings 3,935 (= 10 * 398 - 45) down to 2,744.
+        constexpr int kChain = 400;
+        GraphSpec spec;
+        for (int i = 0; i < kChain; ++i)
+            spec.nodes.push_back(boxNode(40, 16));
+        for (int i = 1; i < kChain; ++i)
+            spec.edges.push_back({ i - 1, i, GraphEdgeKind::Data, 1 });
+        const size_t firstLong = spec.edges.size();
+        for (int k = 0; k < 10; ++k)
+            spec.edges.push_back({ 0, kChain - 1 - k, GraphEdgeKind::Data, 1 });
+        const std::vector<size_t> direct = GraphLayouter::directEdges(spec);
+        QCOMPARE(direct, (std::vector<size_t> { firstLong, firstLong + 1, firstLong + 2 }));
+
+        const GraphLayout layout = GraphLayouter::layout(spec);
+        QVERIFY2(layout.ok, qPrintable(layout.error));
+        QCOMPARE(layout.edges.size(), spec.edges.size());
+        for (size_t i = 0; i < spec.edges.size(); ++i) {
+            const bool expectDirect = std::find(direct.begin(), direct.end(), i) != direct.end();
+            QCOMPARE(layout.edges[i].direct, expectDirect);
+            const QRectF from = layout.nodeRects[size_t(spec.edges[i].from)];
+            const QRectF to = layout.nodeRects[size_t(spec.edges[i].to)];
+            QVERIFY(from.adjusted(-2, -2, 2, 2).contains(layout.edges[i].bezier.front()));
+            QVERIFY(to.adjusted(-2, -2, 2, 2).contains(layout.edges[i].arrowTip));
         }
+        // Still ranked top to bottom along the chain.
+        for (int i = 1; i < kChain; ++i)
+            QVERIFY(layout.nodeRects[size_t(i)].top() > layout.nodeRects[size_t(i - 1)].bottom());
     }
 
     void twoLayoutsAtOnce()

@@ -482,13 +482,16 @@ private Q_SLOTS:
         view.show();
         view.setResult(m_tiny);
         QVERIFY(waitShown(view));
-        for (GraphNodeItem* item : nodeItems(view.scene())) {
-            if (item->node().kind == GraphNodeKind::Collective) {
-                item->setSelected(true);
-                break;
-            }
-        }
+        GraphNodeItem* first = nullptr; // the first collective of the program shown
+        for (GraphNodeItem* item : nodeItems(view.scene()))
+            if (item->node().kind == GraphNodeKind::Collective
+                && (!first || item->node().programNode < first->node().programNode))
+                first = item;
+        QVERIFY(first);
+        first->setSelected(true);
         QVERIFY(view.grab().save(path));
+        QVERIFY(view.exportSvg(path + QStringLiteral(".svg")));
+        QVERIFY(view.exportPng(path + QStringLiteral(".export.png")));
     }
 };
 

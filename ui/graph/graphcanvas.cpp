@@ -47,20 +47,31 @@ void GraphCanvas::zoomBy(double factor)
     setTransformationAnchor(anchor);
 }
 
-void GraphCanvas::fitScene(double minScale)
+bool GraphCanvas::fitScene(double minScale)
 {
     const QRectF rect = sceneRect();
     if (rect.isEmpty() || viewport()->width() < 10 || viewport()->height() < 10)
-        return;
+        return true;
     const double fit = std::min((viewport()->width() - 8) / rect.width(), (viewport()->height() - 8) / rect.height());
     const double scale = std::clamp(fit, std::max(minScale, kMinScale), 1.0);
     resetTransform();
     QGraphicsView::scale(scale, scale);
-    if (fit >= scale)
+    const bool fits = fit >= scale;
+    if (fits)
         centerOn(rect.center());
     else
         centerOn(QPointF(rect.center().x(), rect.top() + viewport()->height() / scale / 2));
     Q_EMIT zoomChanged(scale);
+    return fits;
+}
+
+void GraphCanvas::showNearTop(const QPointF& anchor)
+{
+    constexpr double kTopMarginPx = 80; // room for the summaries above the first node
+    const double scale = zoom();
+    if (scale <= 0)
+        return;
+    centerOn(QPointF(anchor.x(), anchor.y() - kTopMarginPx / scale + viewport()->height() / scale / 2));
 }
 
 void GraphCanvas::wheelEvent(QWheelEvent* event)

@@ -21,9 +21,11 @@ public:
     /// Scales by `factor` around the view's centre, clamped to [kMinScale, kMaxScale].
     void zoomBy(double factor);
     void setZoom(double scale);
-    /// Shows the whole scene, but never magnified beyond 100 % nor shrunk below `minScale`; when the scene does not
-    /// fit at `minScale` its top is shown.
-    void fitScene(double minScale = 0.25);
+    /// Shows the whole scene, but never magnified beyond 100 % nor shrunk below `minScale`. Returns false when the
+    /// scene does not fit at `minScale`; then its top centre is shown.
+    bool fitScene(double minScale = 0.25);
+    /// Scrolls so that `anchor` (scene coordinates) is horizontally centred and near the top of the view.
+    void showNearTop(const QPointF& anchor);
 
 Q_SIGNALS:
     /// A node item was double-clicked (its GraphNodeItem::specIndex()).

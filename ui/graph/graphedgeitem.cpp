@@ -13,6 +13,7 @@ GraphEdgeItem::GraphEdgeItem(const GraphSpecEdge& edge, const GraphEdgeRoute& ro
     : m_edge(edge)
     , m_path(routePath(route))
     , m_arrow(arrowHead(route))
+    , m_direct(route.direct)
 {
     const double margin = GraphStyle::edgePen(edge.kind, edge.count).widthF() + 2;
     m_bounds = m_path.boundingRect().united(m_arrow.boundingRect()).adjusted(-margin, -margin, margin, margin);
@@ -74,6 +75,11 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     if (m_highlighted) {
         pen.setColor(GraphStyle::selectionColor());
         pen.setWidthF(pen.widthF() + 0.8);
+    } else if (m_direct) {
+        // Long edges dot did not route cut straight across the graph; keep them in the background.
+        QColor faded = pen.color();
+        faded.setAlphaF(GraphStyle::directEdgeOpacity());
+        pen.setColor(faded);
     }
     painter->setRenderHint(QPainter::Antialiasing);
     painter->setBrush(Qt::NoBrush);

@@ -45,6 +45,7 @@ private:
     QPolygonF m_arrow;
     QRectF m_bounds;
     bool m_highlighted = false;
+    bool m_direct = false;
 };
 
 } // namespace stagecraft

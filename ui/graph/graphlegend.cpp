@@ -31,18 +31,18 @@ namespace {
     std::vector<Entry> entries()
     {
         std::vector<Entry> e;
-        e.push_back({ QStringLiteral("compute, forward"), swatch(GraphNodeKind::Compute) });
-        e.push_back({ QStringLiteral("compute, backward"), swatch(GraphNodeKind::Compute, Pass::Backward) });
-        e.push_back({ QStringLiteral("recomputed forward"), swatch(GraphNodeKind::Compute, Pass::Forward, true) });
+        e.push_back({ QStringLiteral("forward op"), swatch(GraphNodeKind::Compute) });
+        e.push_back({ QStringLiteral("backward op"), swatch(GraphNodeKind::Compute, Pass::Backward) });
+        e.push_back({ QStringLiteral("recomputed op"), swatch(GraphNodeKind::Compute, Pass::Forward, true) });
         e.push_back({ QStringLiteral("optimizer step"), swatch(GraphNodeKind::Compute, Pass::Optimizer) });
         e.push_back({ QStringLiteral("send"), swatch(GraphNodeKind::Send) });
         e.push_back({ QStringLiteral("recv"), swatch(GraphNodeKind::Recv) });
-        e.push_back({ QStringLiteral("summary of many nodes"), swatch(GraphNodeKind::Summary) });
+        e.push_back({ QStringLiteral("summary"), swatch(GraphNodeKind::Summary) });
         for (CollectiveType t : { CollectiveType::AllReduce, CollectiveType::AllGather, CollectiveType::ReduceScatter,
                  CollectiveType::AllToAll })
             e.push_back({ QLatin1String(toString(t)), swatch(GraphNodeKind::Collective, Pass::Forward, false, t) });
-        Entry data { QStringLiteral("data dependency"), {}, true, GraphEdgeKind::Data };
-        Entry ctrl { QStringLiteral("schedule order"), {}, true, GraphEdgeKind::Ctrl };
+        Entry data { QStringLiteral("data edge"), {}, true, GraphEdgeKind::Data };
+        Entry ctrl { QStringLiteral("schedule edge"), {}, true, GraphEdgeKind::Ctrl };
         e.push_back(data);
         e.push_back(ctrl);
         return e;

@@ -109,6 +109,9 @@ struct GraphEdgeRoute
     std::vector<QPointF> bezier;
     bool hasArrow = false;
     QPointF arrowTip; ///< the head node's border point the arrow touches
+    /// Drawn as a direct curve between the nodes instead of routed by dot: an edge spanning very many ranks costs
+    /// dot one virtual node per rank, and a few hundred such edges would take minutes to lay out.
+    bool direct = false;
 };
 
 /// The outcome of a layout, in points with y pointing down and the origin at the top-left of `bounds`.

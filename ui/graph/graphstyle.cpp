@@ -240,4 +240,9 @@ double GraphStyle::arrowSizePt()
     return 7;
 }
 
+double GraphStyle::directEdgeOpacity()
+{
+    return 0.35;
+}
+
 } // namespace stagecraft

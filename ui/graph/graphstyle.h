@@ -43,6 +43,8 @@ public:
     /// Data edges are solid and dark, schedule (control) edges dashed and light; aggregated edges are wider.
     static QPen edgePen(GraphEdgeKind kind, int64_t count);
     static double arrowSizePt();
+    /// Opacity of long edges drawn direct instead of routed by dot (GraphEdgeRoute::direct).
+    static double directEdgeOpacity();
 };
 
 } // namespace stagecraft

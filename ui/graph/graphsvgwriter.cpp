@@ -89,6 +89,8 @@ QByteArray GraphSvgWriter::toSvg(const GraphSpec& spec, const GraphLayout& layou
         const QPen pen = GraphStyle::edgePen(edge.kind, edge.count);
         svg += "<path d=\"" + pathData(GraphEdgeItem::routePath(layout.edges[i])) + "\" stroke=\"" + color(pen.color())
             + "\" stroke-width=\"" + num(pen.widthF()) + '"';
+        if (layout.edges[i].direct)
+            svg += " stroke-opacity=\"" + num(GraphStyle::directEdgeOpacity()) + '"';
         if (edge.kind == GraphEdgeKind::Ctrl)
             svg += " stroke-dasharray=\"" + num(4 * pen.widthF()) + ',' + num(3 * pen.widthF()) + '"';
         svg += "/>\n";
@@ -97,7 +99,10 @@ QByteArray GraphSvgWriter::toSvg(const GraphSpec& spec, const GraphLayout& layou
             QByteArray points;
             for (const QPointF& p : arrow)
                 points += num(p.x()) + ',' + num(p.y()) + ' ';
-            svg += "<polygon points=\"" + points.trimmed() + "\" fill=\"" + color(pen.color()) + "\"/>\n";
+            svg += "<polygon points=\"" + points.trimmed() + "\" fill=\"" + color(pen.color()) + '"'
+                + (layout.edges[i].direct ? " fill-opacity=\"" + num(GraphStyle::directEdgeOpacity()) + '"'
+                                          : QByteArray())
+                + "/>\n";
         }
     }
     svg += "</g>\n";

@@ -103,7 +103,7 @@ namespace {
 
 GraphView::GraphView(QWidget* parent)
     : ResultView(parent)
-    , m_maxNodes(GraphSpecOptions::kDefaultMaxNodes)
+    , m_maxNodes(kDefaultMaxNodes)
     , m_latestGeneration(std::make_shared<std::atomic<quint64>>(0))
     , m_debounce(new QTimer(this))
 {
@@ -387,7 +387,7 @@ void GraphView::setWindow(const GraphWindow& window)
 
 void GraphView::setMaxNodes(int32_t maxNodes)
 {
-    maxNodes = std::max(maxNodes, GraphSpecOptions::kSmallestMaxNodes);
+    maxNodes = std::clamp(maxNodes, GraphSpecOptions::kSmallestMaxNodes, GraphSpecOptions::kDefaultMaxNodes);
     if (maxNodes == m_maxNodes)
         return;
     m_maxNodes = maxNodes;
@@ -559,7 +559,16 @@ void GraphView::showJob(Job job)
     }
     m_scene->setSceneRect(m_layout.bounds.adjusted(-24, -24, 24, 24));
     if (m_fitOnShow) {
-        m_canvas->fitScene();
+        // Readable first: a graph that does not fit at 70 % is shown from the window's first node, where reading
+        // starts ("Fit" shows all of it).
+        if (!m_canvas->fitScene(0.7)) {
+            const GraphNodeItem* first = nullptr;
+            for (const GraphNodeItem* item : m_items)
+                if (item->node().programNode >= 0 && (!first || item->node().programNode < first->node().programNode))
+                    first = item;
+            if (first)
+                m_canvas->showNearTop(QPointF(first->boundingRect().center().x(), first->boundingRect().top()));
+        }
         m_fitOnShow = false;
     }
     if (reselect >= 0) {
