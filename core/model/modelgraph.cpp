@@ -429,7 +429,7 @@ namespace {
             for (const Contribution& c : parts)
                 if (c.region != region)
                     region = fallbackRegion;
-            const Tensor& src = g().tensor(t);
+            const Tensor src = g().tensor(t); // a copy: newTensor() may reallocate the tensor list
             result = newTensor("d:" + src.name, src.dims, TensorRole::ActivationGrad, src.layer, src.dtype, false);
             std::vector<Operand> inputs;
             for (const Contribution& c : parts)
