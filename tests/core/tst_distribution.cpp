@@ -4,43 +4,22 @@
 #include "config/configloader.h"
 #include "program/programdump.h"
 #include "synthesis/synthesis.h"
+#include "synthhelpers.h"
 
 #include <QtTest>
 #include <map>
 #include <tuple>
 
 using namespace stagecraft;
+using namespace stagecraft::test;
 
 namespace {
-
-std::shared_ptr<const SynthesisResult> synth(const std::string& preset, const std::vector<std::string>& sets)
-{
-    ConfigResult loaded = loadConfigOrPreset(preset, sets);
-    if (!loaded.config) {
-        for (const Diagnostic& d : loaded.diagnostics)
-            qWarning("%s", d.toString().c_str());
-        qFatal("config %s does not load", preset.c_str());
-    }
-    SynthesisOutcome out = synthesize(*loaded.config);
-    if (!out.result) {
-        for (const Diagnostic& d : out.diagnostics)
-            qWarning("%s", d.toString().c_str());
-        qFatal("synthesis of %s failed", preset.c_str());
-    }
-    return out.result;
-}
 
 std::vector<std::string> plan(int dp, int tp, int pp, int cp = 1, int ep = 1)
 {
     return { "parallelism.dp=" + std::to_string(dp), "parallelism.tp=" + std::to_string(tp),
         "parallelism.pp=" + std::to_string(pp), "parallelism.cp=" + std::to_string(cp),
         "parallelism.ep=" + std::to_string(ep) };
-}
-
-std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b)
-{
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
 }
 
 /// The tiny preset with 8 layers and a batch that every plan below divides: llama, h 256, ffn 512, 8 heads,

@@ -8,30 +8,15 @@
 #include "estimate/stepestimate.h"
 #include "model/modelcost.h"
 #include "synthesis/synthesis.h"
+#include "synthhelpers.h"
 
 #include <QtTest>
 #include <cmath>
 
 using namespace stagecraft;
+using namespace stagecraft::test;
 
 namespace {
-
-std::shared_ptr<const SynthesisResult> synth(const std::string& preset, const std::vector<std::string>& sets)
-{
-    ConfigResult loaded = loadConfigOrPreset(preset, sets);
-    if (!loaded.config) {
-        for (const Diagnostic& d : loaded.diagnostics)
-            qWarning("%s", d.toString().c_str());
-        qFatal("config does not load");
-    }
-    SynthesisOutcome out = synthesize(*loaded.config);
-    if (!out.result) {
-        for (const Diagnostic& d : out.diagnostics)
-            qWarning("%s", d.toString().c_str());
-        qFatal("synthesis failed");
-    }
-    return out.result;
-}
 
 /// A GPU whose compute time is exactly FLOPs / peak: memory traffic costs nothing.
 GpuSpec computeOnlyGpu(double peakFlops)

@@ -4,6 +4,7 @@
 #include "chakra/chakrareader.h"
 #include "config/configloader.h"
 #include "export/traceexporter.h"
+#include "synthhelpers.h"
 
 #include <QtTest>
 #include <csignal>
@@ -14,20 +15,10 @@
 #include <unistd.h>
 
 using namespace stagecraft;
+using namespace stagecraft::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::shared_ptr<const SynthesisResult> synth(const std::string& preset, const std::vector<std::string>& sets)
-{
-    ConfigResult loaded = loadConfigOrPreset(preset, sets);
-    if (!loaded.config)
-        qFatal("config does not load");
-    SynthesisOutcome out = synthesize(*loaded.config);
-    if (!out.result)
-        qFatal("synthesis failed");
-    return out.result;
-}
 
 std::string readFile(const fs::path& p)
 {

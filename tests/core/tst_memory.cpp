@@ -4,29 +4,14 @@
 #include "config/configloader.h"
 #include "memory/memorytimeline.h"
 #include "synthesis/synthesis.h"
+#include "synthhelpers.h"
 
 #include <QtTest>
 
 using namespace stagecraft;
+using namespace stagecraft::test;
 
 namespace {
-
-std::shared_ptr<const SynthesisResult> synth(const std::string& preset, const std::vector<std::string>& sets)
-{
-    ConfigResult loaded = loadConfigOrPreset(preset, sets);
-    if (!loaded.config) {
-        for (const Diagnostic& d : loaded.diagnostics)
-            qWarning("%s", d.toString().c_str());
-        qFatal("config does not load");
-    }
-    SynthesisOutcome out = synthesize(*loaded.config);
-    if (!out.result) {
-        for (const Diagnostic& d : out.diagnostics)
-            qWarning("%s", d.toString().c_str());
-        qFatal("synthesis failed");
-    }
-    return out.result;
-}
 
 /// A GPT layer stack for the activation tests: s = 2048, b = 1, h = 1024, a = 16, bf16, dropout (gpt), vocab
 /// 51200 (divisible by 128 * 8), one micro-batch.
@@ -78,12 +63,6 @@ void checkConsistency(const SynthesisResult& r)
                 written[static_cast<size_t>(b)] = true;
         }
     }
-}
-
-std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b)
-{
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
 }
 
 } // namespace

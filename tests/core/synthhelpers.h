@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// Shared by the core tests that synthesize presets: load with overrides, synthesize, fail loudly.
+#pragma once
+
+#include "config/configloader.h"
+#include "synthesis/synthesis.h"
+
+#include <QtTest>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stagecraft::test {
+
+/// The synthesis of `preset` with `sets` overrides; a config or synthesis error prints its diagnostics and aborts.
+inline std::shared_ptr<const SynthesisResult> synth(const std::string& preset, const std::vector<std::string>& sets)
+{
+    ConfigResult loaded = loadConfigOrPreset(preset, sets);
+    if (!loaded.config) {
+        for (const Diagnostic& d : loaded.diagnostics)
+            qWarning("%s", d.toString().c_str());
+        qFatal("config %s does not load", preset.c_str());
+    }
+    SynthesisOutcome out = synthesize(*loaded.config);
+    if (!out.result) {
+        for (const Diagnostic& d : out.diagnostics)
+            qWarning("%s", d.toString().c_str());
+        qFatal("synthesis of %s failed", preset.c_str());
+    }
+    return out.result;
+}
+
+/// Override lists concatenate: base + plan.
+inline std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b)
+{
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+} // namespace stagecraft::test
