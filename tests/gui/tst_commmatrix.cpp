@@ -8,6 +8,7 @@
 // the input for reduce-scatter (core/sharding/layout.h, Relayout::inputBytes). Data parallelism all-reduces the
 // whole gradient once per iteration (Rajbhandari et al. 2020, ZeRO §2; Shoeybi et al. 2019, Megatron-LM §3).
 #include "config/configloader.h"
+#include "guihelpers.h"
 #include "heatmap/commmatrix.h"
 #include "models/commmatrixmodel.h"
 #include "models/formatting.h"
@@ -20,24 +21,9 @@
 #include <cmath>
 
 using namespace stagecraft;
+using stagecraft::test::synth;
 
 namespace {
-
-std::shared_ptr<const SynthesisResult> synth(const char* preset, const QStringList& overrides)
-{
-    std::vector<std::string> sets;
-    for (const QString& s : overrides)
-        sets.push_back(s.toStdString());
-    const ConfigResult loaded = loadConfigOrPreset(preset, sets);
-    if (!loaded.config)
-        qFatal("%s with %s does not load: %s", preset, qPrintable(overrides.join(QLatin1Char(' '))),
-            loaded.diagnostics.empty() ? "?" : loaded.diagnostics.front().toString().c_str());
-    const SynthesisOutcome outcome = synthesize(*loaded.config);
-    if (!outcome.result)
-        qFatal("%s does not synthesize: %s", preset,
-            outcome.diagnostics.empty() ? "?" : outcome.diagnostics.front().toString().c_str());
-    return outcome.result;
-}
 
 QStringList sets(std::initializer_list<const char*> list)
 {

@@ -2,6 +2,7 @@
 // The Communication view: the log colour scale, the heatmap cell geometry, and the CommView widget (worker-built
 // matrix image, hover text, filters, groups table) over real synthesis results.
 #include "config/configloader.h"
+#include "guihelpers.h"
 #include "heatmap/colorscale.h"
 #include "heatmap/commmatrix.h"
 #include "heatmap/commview.h"
@@ -19,24 +20,9 @@
 #include <cmath>
 
 using namespace stagecraft;
+using stagecraft::test::synth;
 
 namespace {
-
-std::shared_ptr<const SynthesisResult> synth(const char* preset, const QStringList& overrides)
-{
-    std::vector<std::string> sets;
-    for (const QString& s : overrides)
-        sets.push_back(s.toStdString());
-    const ConfigResult loaded = loadConfigOrPreset(preset, sets);
-    if (!loaded.config)
-        qFatal("%s with %s does not load: %s", preset, qPrintable(overrides.join(QLatin1Char(' '))),
-            loaded.diagnostics.empty() ? "?" : loaded.diagnostics.front().toString().c_str());
-    const SynthesisOutcome outcome = synthesize(*loaded.config);
-    if (!outcome.result)
-        qFatal("%s does not synthesize: %s", preset,
-            outcome.diagnostics.empty() ? "?" : outcome.diagnostics.front().toString().c_str());
-    return outcome.result;
-}
 
 QStringList dp2tp2pp2()
 {

@@ -3,26 +3,16 @@
 #include "config/configloader.h"
 #include "graph/graphlayouter.h"
 #include "graph/graphspecbuilder.h"
+#include "guihelpers.h"
 #include "synthesis/synthesis.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <QtTest>
 
 using namespace stagecraft;
+using stagecraft::test::synth;
 
 namespace {
-
-std::shared_ptr<const SynthesisResult> synth(const std::vector<std::string>& overrides)
-{
-    const ConfigResult loaded = loadConfigOrPreset("tiny", overrides);
-    if (!loaded.config)
-        qFatal(
-            "tiny does not load: %s", loaded.diagnostics.empty() ? "?" : loaded.diagnostics.front().toString().c_str());
-    const SynthesisOutcome outcome = synthesize(*loaded.config);
-    if (!outcome.result)
-        qFatal("tiny does not synthesize");
-    return outcome.result;
-}
 
 const std::vector<std::string> kDp2Tp2Pp2 { "parallelism.dp=2", "parallelism.tp=2", "parallelism.pp=2" };
 
@@ -127,7 +117,7 @@ private Q_SLOTS:
         QFETCH(int, layer);
         QFETCH(bool, iterationWork);
         QFETCH(int, minDataEdges);
-        const auto result = synth(kDp2Tp2Pp2);
+        const auto result = synth("tiny", kDp2Tp2Pp2);
         const GraphSpec spec = GraphSpecBuilder::build(*result, classIndex, window(layer, 0, iterationWork));
         QVERIFY(spec.nodes.size() >= 4);
         QVERIFY(spec.nodes.size() < 120); // a few dozen: tiny has 2 layers, 1 micro-batch per rank
@@ -213,7 +203,7 @@ private Q_SLOTS:
 
     void twoLayoutsAtOnce()
     {
-        const auto result = synth(kDp2Tp2Pp2);
+        const auto result = synth("tiny", kDp2Tp2Pp2);
         const GraphSpec spec0 = GraphSpecBuilder::build(*result, 0, window(0, 0, true));
         const GraphSpec spec1 = GraphSpecBuilder::build(*result, 1, window(1, 0, true));
         const GraphLayout reference0 = GraphLayouter::layout(spec0);

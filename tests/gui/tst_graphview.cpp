@@ -7,6 +7,7 @@
 #include "graph/graphnodeitem.h"
 #include "graph/graphspecbuilder.h"
 #include "graph/graphview.h"
+#include "guihelpers.h"
 #include "synthesis/synthesis.h"
 
 #include <QGraphicsScene>
@@ -20,20 +21,9 @@
 #include <tuple>
 
 using namespace stagecraft;
+using stagecraft::test::synth;
 
 namespace {
-
-std::shared_ptr<const SynthesisResult> synth(const std::string& preset, const std::vector<std::string>& overrides)
-{
-    const ConfigResult loaded = loadConfigOrPreset(preset, overrides);
-    if (!loaded.config)
-        qFatal("%s does not load: %s", preset.c_str(),
-            loaded.diagnostics.empty() ? "?" : loaded.diagnostics.front().toString().c_str());
-    const SynthesisOutcome outcome = synthesize(*loaded.config);
-    if (!outcome.result)
-        qFatal("%s does not synthesize", preset.c_str());
-    return outcome.result;
-}
 
 // tiny (resources/presets/tiny.yaml): 2 layers, global_batch 4, micro_batch 2, rank_order [tp, cp, ep, dp, pp].
 // With dp=2 tp=2 pp=2: 8 ranks, rank = tp + 2*dp + 4*pp; one micro-batch per rank (4 / (2 * 2)).

@@ -5,6 +5,7 @@
 #include "charts/memorychartview.h"
 #include "charts/memoryview.h"
 #include "config/configloader.h"
+#include "guihelpers.h"
 #include "models/memorymodel.h"
 #include "synthesis/synthesis.h"
 
@@ -20,24 +21,9 @@
 #include <algorithm>
 
 using namespace stagecraft;
+using stagecraft::test::synth;
 
 namespace {
-
-std::shared_ptr<const SynthesisResult> synth(const char* preset, const QStringList& overrides)
-{
-    std::vector<std::string> sets;
-    for (const QString& s : overrides)
-        sets.push_back(s.toStdString());
-    const ConfigResult loaded = loadConfigOrPreset(preset, sets);
-    if (!loaded.config)
-        qFatal("%s with %s does not load: %s", preset, qPrintable(overrides.join(QLatin1Char(' '))),
-            loaded.diagnostics.empty() ? "?" : loaded.diagnostics.front().toString().c_str());
-    const SynthesisOutcome outcome = synthesize(*loaded.config);
-    if (!outcome.result)
-        qFatal("%s does not synthesize: %s", preset,
-            outcome.diagnostics.empty() ? "?" : outcome.diagnostics.front().toString().c_str());
-    return outcome.result;
-}
 
 QStringList dp2tp2pp2()
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // OverviewModel and OverviewView over real synthesis results of the tiny preset.
 #include "config/configloader.h"
+#include "guihelpers.h"
 #include "models/overviewmodel.h"
 #include "synthesis/synthesis.h"
 #include "widgets/overviewview.h"
@@ -10,24 +11,9 @@
 #include <QtTest>
 
 using namespace stagecraft;
+using stagecraft::test::synth;
 
 namespace {
-
-std::shared_ptr<const SynthesisResult> synth(const QStringList& overrides)
-{
-    std::vector<std::string> sets;
-    for (const QString& s : overrides)
-        sets.push_back(s.toStdString());
-    const ConfigResult loaded = loadConfigOrPreset("tiny", sets);
-    if (!loaded.config)
-        qFatal("tiny with %s does not load: %s", qPrintable(overrides.join(QLatin1Char(' '))),
-            loaded.diagnostics.empty() ? "?" : loaded.diagnostics.front().toString().c_str());
-    const SynthesisOutcome outcome = synthesize(*loaded.config);
-    if (!outcome.result)
-        qFatal("tiny does not synthesize: %s",
-            outcome.diagnostics.empty() ? "?" : outcome.diagnostics.front().toString().c_str());
-    return outcome.result;
-}
 
 qint64 raw(const QAbstractItemModel& model, int row, int column)
 {
@@ -51,10 +37,11 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rowCount(), 0);
         QCOMPARE(model.columnCount(), int(OverviewModel::ColumnCount));
-        model.setResult(synth({ QStringLiteral("model.layers=8"), QStringLiteral("parallelism.pp=4"),
-            QStringLiteral("parallelism.tp=2") }));
+        model.setResult(synth("tiny",
+            { QStringLiteral("model.layers=8"), QStringLiteral("parallelism.pp=4"),
+                QStringLiteral("parallelism.tp=2") }));
         QCOMPARE(model.rowCount(), 4);
-        model.setResult(synth({}));
+        model.setResult(synth("tiny", {}));
         QCOMPARE(model.rowCount(), 1);
         model.setResult(nullptr);
         QCOMPARE(model.rowCount(), 0);
@@ -82,7 +69,7 @@ private Q_SLOTS:
         QFETCH(int, pp);
         OverviewModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setResult(synth(overrides));
+        model.setResult(synth("tiny", overrides));
         // One class per pipeline stage, each holding world / pp ranks.
         QCOMPARE(model.rowCount(), pp);
         for (int row = 0; row < pp; ++row) {
@@ -98,7 +85,7 @@ private Q_SLOTS:
     void singleDeviceComputesTheWholeIteration()
     {
         // One GPU runs every FLOP of the iteration: its compute column is the model's FLOPs per iteration.
-        const auto result = synth({});
+        const auto result = synth("tiny", {});
         OverviewModel model;
         model.setResult(result);
         QCOMPARE(double(raw(model, 0, OverviewModel::ComputeColumn)), result->cost.flopsPerIteration);
@@ -117,7 +104,7 @@ private Q_SLOTS:
         // ZeRO-0 with dp 2 and tp 1: each rank all-reduces its whole gradient once per iteration, which is the
         // whole model in bf16: 1,705,216 params * 2 bytes = 3,410,432 bytes (= 3.25 MiB). No other collective.
         OverviewModel model;
-        model.setResult(synth({ QStringLiteral("parallelism.dp=2") }));
+        model.setResult(synth("tiny", { QStringLiteral("parallelism.dp=2") }));
         QCOMPARE(raw(model, 0, OverviewModel::AllReduceColumn), kTinyParams * 2);
         QVERIFY2(
             model.data(model.index(0, OverviewModel::AllReduceColumn)).toString().startsWith(QLatin1String("3.25")),
@@ -135,7 +122,7 @@ private Q_SLOTS:
         // Per micro-batch both are b*s*h bf16 = 2*128*256*2 = 131,072 bytes; global_batch 4 / micro_batch 2 = 2
         // micro-batches, so 262,144 bytes each way.
         OverviewModel model;
-        model.setResult(synth({ QStringLiteral("parallelism.pp=2") }));
+        model.setResult(synth("tiny", { QStringLiteral("parallelism.pp=2") }));
         QCOMPARE(model.rowCount(), 2);
         for (int row = 0; row < 2; ++row) {
             QCOMPARE(raw(model, row, OverviewModel::SendColumn), qint64(262'144));
@@ -147,7 +134,7 @@ private Q_SLOTS:
     {
         // 8 layers over 4 stages: the first stage adds the embedding, the last the head, so compute differs.
         OverviewModel model;
-        model.setResult(synth({ QStringLiteral("model.layers=8"), QStringLiteral("parallelism.pp=4") }));
+        model.setResult(synth("tiny", { QStringLiteral("model.layers=8"), QStringLiteral("parallelism.pp=4") }));
         QSortFilterProxyModel proxy;
         proxy.setSourceModel(&model);
         proxy.setSortRole(OverviewModel::SortRole);
@@ -162,7 +149,7 @@ private Q_SLOTS:
     void headerFigures()
     {
         OverviewView view;
-        view.setResult(synth({ QStringLiteral("parallelism.dp=2"), QStringLiteral("parallelism.tp=2") }));
+        view.setResult(synth("tiny", { QStringLiteral("parallelism.dp=2"), QStringLiteral("parallelism.tp=2") }));
         QCOMPARE(view.model()->result()->cost.params, kTinyParams);
         QCOMPARE(view.figure(QStringLiteral("params")), QStringLiteral("1.71 M"));
         QCOMPARE(view.figureDetail(QStringLiteral("params")), QStringLiteral("1,705,216"));
@@ -181,7 +168,7 @@ private Q_SLOTS:
         // (2 + 2) and fp32 master weights, momentum and variance (4 + 4 + 4) (Rajbhandari et al. 2020, ZeRO,
         // section 3.1: "16 Psi bytes"). The peak adds activations on top, so it is at least 16 * 1,705,216.
         OverviewModel model;
-        model.setResult(synth({}));
+        model.setResult(synth("tiny", {}));
         const QModelIndex peak = model.index(0, OverviewModel::PeakMemoryColumn);
         QVERIFY(model.data(peak, OverviewModel::RawValueRole).toLongLong() >= 16 * kTinyParams);
         QVERIFY2(model.data(peak).toString().endsWith(QLatin1String("MiB")), qPrintable(model.data(peak).toString()));
