@@ -10,6 +10,7 @@
 #include <regex>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
 
 namespace stagecraft {
 
@@ -156,34 +157,116 @@ std::map<int, std::vector<int>> communicatorGroups(const SynthesisResult& result
 
 namespace {
 
+    /// The attributes that differ between the ranks of a class.
+    enum class Slot : uint8_t
+    {
+        PgName,
+        CommSrc,
+        CommDst
+    };
+
+    Slot slotOf(const std::string& attrName, bool& varies)
+    {
+        varies = true;
+        if (attrName == "pg_name")
+            return Slot::PgName;
+        if (attrName == "comm_src")
+            return Slot::CommSrc;
+        if (attrName == "comm_dst")
+            return Slot::CommDst;
+        varies = false;
+        return Slot::PgName;
+    }
+
+    /// `record` without its varint32 length prefix.
+    std::string_view messageOf(const std::string& record)
+    {
+        size_t i = 0;
+        while (i < record.size() && (static_cast<unsigned char>(record[i]) & 0x80))
+            ++i;
+        return std::string_view(record).substr(i + 1);
+    }
+
+    /// The wire bytes of one `attr` entry of a Node (field 10: tag, length, AttributeProto). A Node message is the
+    /// concatenation of its fields in field-number order and `attr` is its last field, so a node's bytes are its
+    /// attribute-less encoding followed by its attribute entries, each encodable alone (proto3 omits the
+    /// default-valued id, name and type of the carrier node).
+    std::string attrEntry(ChakraAttribute attr)
+    {
+        ChakraNode carrier;
+        carrier.attrs.push_back(std::move(attr));
+        return std::string(messageOf(encodeChakraNodeRecord(carrier)));
+    }
+
+    /// A communication node encoded once for its class: the bytes before the first rank-dependent attribute, then
+    /// per such attribute its slot and the constant bytes after it. Per rank only the slots' entries are looked
+    /// up and the record is concatenated, with no protobuf work.
+    struct PatchedNode
+    {
+        std::string head;
+        struct Part
+        {
+            Slot slot;
+            std::string after;
+        };
+        std::vector<Part> parts;
+        size_t constantBytes = 0;
+    };
+
     /// A class's node list serialized once: runs of rank-independent records, each followed by at most one
-    /// communication node to re-encode per rank.
+    /// communication node completed per rank.
     struct ClassTemplate
     {
-        std::vector<ChakraNode> nodes;
         std::string records;
+        std::vector<PatchedNode> patched;
         struct Segment
         {
             size_t offset = 0;
             size_t size = 0;
             uint64_t count = 0;
-            int64_t patched = -1; ///< node index re-encoded after the run, -1 for none
+            int64_t node = -1; ///< program node completed after the run, -1 for none
+            int64_t patched = -1; ///< its index in `patched`
         };
         std::vector<Segment> segments;
     };
 
+    PatchedNode patchNode(const ChakraNode& n)
+    {
+        PatchedNode p;
+        ChakraNode bare = n;
+        bare.attrs.clear();
+        p.head = std::string(messageOf(encodeChakraNodeRecord(bare)));
+        std::string* tail = &p.head;
+        for (const ChakraAttribute& a : n.attrs) {
+            bool varies = false;
+            const Slot slot = slotOf(a.name, varies);
+            if (varies) {
+                p.parts.push_back({ slot, {} });
+                tail = &p.parts.back().after;
+            } else {
+                *tail += attrEntry(a);
+            }
+        }
+        p.constantBytes = p.head.size();
+        for (const PatchedNode::Part& part : p.parts)
+            p.constantBytes += part.after.size();
+        return p;
+    }
+
     ClassTemplate buildClassTemplate(const SynthesisResult& result, RankId example, const ExportOptions& options)
     {
         ClassTemplate t;
-        t.nodes = rankTraceNodes(result, example, options);
+        const std::vector<ChakraNode> nodes = rankTraceNodes(result, example, options);
         ClassTemplate::Segment current;
-        for (size_t i = 0; i < t.nodes.size(); ++i) {
-            const ChakraNode& n = t.nodes[i];
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            const ChakraNode& n = nodes[i];
             if (n.type == ChakraNodeType::CommColl || n.type == ChakraNodeType::CommSend
                 || n.type == ChakraNodeType::CommRecv) {
-                current.patched = static_cast<int64_t>(i);
+                current.node = static_cast<int64_t>(i);
+                current.patched = static_cast<int64_t>(t.patched.size());
+                t.patched.push_back(patchNode(n));
                 t.segments.push_back(current);
-                current = ClassTemplate::Segment { t.records.size(), 0, 0, -1 };
+                current = ClassTemplate::Segment { t.records.size(), 0, 0, -1, -1 };
                 continue;
             }
             const std::string record = encodeChakraNodeRecord(n);
@@ -196,34 +279,68 @@ namespace {
         return t;
     }
 
-    void setAttr(ChakraNode& n, ChakraAttribute value)
+    /// Encoded attribute entries by (slot, value), kept by one export thread across ranks and classes.
+    class EntryCache
     {
-        for (ChakraAttribute& a : n.attrs)
-            if (a.name == value.name) {
-                a = std::move(value);
-                return;
-            }
+    public:
+        const std::string& entry(Slot slot, int64_t value)
+        {
+            const uint64_t key = (static_cast<uint64_t>(slot) << 56) ^ static_cast<uint64_t>(value);
+            auto it = m_entries.find(key);
+            if (it != m_entries.end())
+                return it->second;
+            ChakraAttribute attr = slot == Slot::PgName ? chakraPgName(static_cast<int>(value))
+                : slot == Slot::CommSrc                 ? chakraCommSrc(static_cast<int32_t>(value))
+                                                        : chakraCommDst(static_cast<int32_t>(value));
+            return m_entries.emplace(key, attrEntry(std::move(attr))).first->second;
+        }
+
+    private:
+        std::unordered_map<uint64_t, std::string> m_entries;
+    };
+
+    void appendVarint32(std::string& out, uint32_t v)
+    {
+        while (v >= 0x80) {
+            out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+            v >>= 7;
+        }
+        out.push_back(static_cast<char>(v));
     }
 
-    void writeFromTemplate(ChakraFileWriter& writer, const ClassTemplate& t, const SynthesisResult& result, RankId rank)
+    void writeFromTemplate(ChakraFileWriter& writer, const ClassTemplate& t, const SynthesisResult& result, RankId rank,
+        EntryCache& cache, std::string& scratch)
     {
         const ClassProgram& program = result.classes[static_cast<size_t>(result.classOf(rank))];
-        const int32_t self = static_cast<int32_t>(rank.value);
+        const int64_t self = rank.value;
+        const std::string* entries[3] = {};
         for (const ClassTemplate::Segment& s : t.segments) {
             if (s.count > 0)
                 writer.writeEncodedNodes(std::string_view(t.records).substr(s.offset, s.size), s.count);
             if (s.patched < 0)
                 continue;
-            ChakraNode n = t.nodes[static_cast<size_t>(s.patched)];
-            const ProgramNode& p = program.nodes[static_cast<size_t>(s.patched)];
+            const PatchedNode& pn = t.patched[static_cast<size_t>(s.patched)];
+            const ProgramNode& p = program.nodes[static_cast<size_t>(s.node)];
             if (p.kind == NodeKind::Collective) {
-                setAttr(n, chakraPgName(static_cast<int>(result.groupIdOf(p, rank))));
+                entries[static_cast<int>(Slot::PgName)] = &cache.entry(Slot::PgName, result.groupIdOf(p, rank));
             } else {
-                const int32_t peer = static_cast<int32_t>(result.peerOf(p, rank).value);
-                setAttr(n, chakraCommSrc(p.kind == NodeKind::Send ? self : peer));
-                setAttr(n, chakraCommDst(p.kind == NodeKind::Send ? peer : self));
+                const int64_t peer = result.peerOf(p, rank).value;
+                entries[static_cast<int>(Slot::CommSrc)] =
+                    &cache.entry(Slot::CommSrc, p.kind == NodeKind::Send ? self : peer);
+                entries[static_cast<int>(Slot::CommDst)] =
+                    &cache.entry(Slot::CommDst, p.kind == NodeKind::Send ? peer : self);
             }
-            writer.writeEncodedNodes(encodeChakraNodeRecord(n), 1);
+            size_t size = pn.constantBytes;
+            for (const PatchedNode::Part& part : pn.parts)
+                size += entries[static_cast<int>(part.slot)]->size();
+            scratch.clear();
+            appendVarint32(scratch, static_cast<uint32_t>(size));
+            scratch += pn.head;
+            for (const PatchedNode::Part& part : pn.parts) {
+                scratch += *entries[static_cast<int>(part.slot)];
+                scratch += part.after;
+            }
+            writer.writeEncodedNodes(scratch, 1);
         }
     }
 
@@ -328,13 +445,15 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
             tmpl = buildClassTemplate(result, RankId { ranks.front() }, options);
         std::atomic<size_t> next { 0 };
         auto worker = [&] {
+            EntryCache cache;
+            std::string scratch;
             try {
                 for (size_t k = next++; k < ranks.size() && !stop; k = next++) {
                     const RankId rank { ranks[k] };
                     ChakraFileWriter writer(rankPath(rank.value), writeOptions);
                     writer.writeMetadata(metadata);
                     if (fast)
-                        writeFromTemplate(writer, tmpl, result, rank);
+                        writeFromTemplate(writer, tmpl, result, rank, cache, scratch);
                     else
                         for (const ChakraNode& n : rankTraceNodes(result, rank, options))
                             writer.writeNode(n);
@@ -366,11 +485,13 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     }
     if (error)
         std::rethrow_exception(error);
-    if (first == 0 && !stop) {
+    const bool complete = done == end - first; // a cancel after the last rank file still completes the set
+    if (first == 0 && complete) {
         writeCommGroups(groupsPath, communicatorGroups(result), writeOptions);
         summary.wroteGroups = true;
     }
     summary.groupsPath = groupsPath;
+    summary.cancelled = !complete;
     summary.files = done;
     summary.bytes = bytes;
     summary.nodes = nodes;

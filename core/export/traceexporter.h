@@ -43,6 +43,7 @@ struct ExportSummary
     uint64_t bytes = 0; ///< bytes of rank files written
     uint64_t nodes = 0;
     bool wroteGroups = false; ///< the communicator-group JSON was written (ranges starting at rank 0)
+    bool cancelled = false; ///< the progress sink cancelled the export; `files` complete files were written
     std::filesystem::path groupsPath;
     double seconds = 0;
 };

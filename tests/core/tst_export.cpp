@@ -119,6 +119,12 @@ private Q_SLOTS:
             QVERIFY2(read.trace.has_value(), read.error.c_str());
             QCOMPARE(read.trace->metadata, traceMetadata());
             QVERIFY(read.trace->nodes == rankTraceNodes(*r, RankId { rank }, options));
+            // The export patches pre-encoded class records per rank; its bytes equal a plain protobuf
+            // serialization of the rank's node list.
+            ChakraTrace plain;
+            plain.metadata = traceMetadata();
+            plain.nodes = rankTraceNodes(*r, RankId { rank }, options);
+            QVERIFY(readFile(options.directory / ("w." + std::to_string(rank) + ".et")) == serializeChakraTrace(plain));
             const TraceSummary ts = inspectTrace(*read.trace);
             QVERIFY(ts.denseIds);
             QVERIFY(ts.topologicalOrder);
