@@ -6,6 +6,7 @@
 #include "version.h"
 #include "widgets/configeditor.h"
 #include "widgets/configform.h"
+#include "widgets/exportdialog.h"
 #include "widgets/mainwindow.h"
 
 #include <QApplication>
@@ -111,7 +112,12 @@ int main(int argc, char** argv)
         QStringLiteral("With --screenshot: after the first result, edit a form field as a user would "
                        "(repeatable), and take the screenshot after the next synthesis, good or failed."),
         QStringLiteral("key=value"));
-    parser.addOptions({ setOption, checkOption, screenshotOption, tabOption, configTabOption, editOption, sizeOption });
+    const QCommandLineOption exportOption(QStringLiteral("export-dialog"),
+        QStringLiteral("With --screenshot: after the first result, export the trace from the Export dialog into "
+                       "<dir> and take the screenshot of the dialog with its summary."),
+        QStringLiteral("dir"));
+    parser.addOptions(
+        { setOption, checkOption, screenshotOption, tabOption, configTabOption, editOption, sizeOption, exportOption });
     parser.process(*app);
 
     if (parser.isSet(checkOption))
@@ -159,6 +165,7 @@ int main(int argc, char** argv)
     if (screenshot) {
         const QString path = parser.value(screenshotOption);
         const QStringList edits = parser.values(editOption);
+        const QString exportDir = parser.value(exportOption);
         auto grab = [&window, path] {
             // Let the views lay out and paint before grabbing.
             QTimer::singleShot(500, &window, [&window, path] {
@@ -170,7 +177,25 @@ int main(int argc, char** argv)
         };
         QObject::connect(
             &window, &stagecraft::MainWindow::resultShown, &window,
-            [&window, edits, grab] {
+            [&window, edits, grab, exportDir, path] {
+                if (!exportDir.isEmpty()) {
+                    stagecraft::ExportDialog* dialog = window.openExportDialog();
+                    dialog->setDirectory(exportDir);
+                    dialog->setReplaceExisting(true);
+                    QObject::connect(
+                        dialog, &stagecraft::ExportDialog::exportFinished, dialog, [dialog, path](bool ok) {
+                            QTimer::singleShot(300, dialog, [dialog, path, ok] {
+                                const bool saved = dialog->grab().toImage().save(path, "PNG");
+                                if (!saved)
+                                    std::fprintf(stderr, "stagecraft-gui: cannot write %s\n", qPrintable(path));
+                                if (!ok)
+                                    std::fprintf(stderr, "stagecraft-gui: %s\n", qPrintable(dialog->resultText()));
+                                QCoreApplication::exit(saved && ok ? 0 : 1);
+                            });
+                        });
+                    dialog->startExport();
+                    return;
+                }
                 if (edits.isEmpty()) {
                     grab();
                     return;

@@ -13,6 +13,7 @@
 #include "synthesis/synthesis.h"
 #include "version.h"
 #include "widgets/configeditor.h"
+#include "widgets/exportdialog.h"
 #include "widgets/overviewview.h"
 #include "widgets/reportview.h"
 
@@ -149,6 +150,12 @@ void MainWindow::createMenus()
     saveAction->setShortcut(QKeySequence::Save);
     QAction* saveAsAction = file->addAction(tr("Save &As..."), this, &MainWindow::saveAs);
     saveAsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    file->addSeparator();
+    m_exportAction = file->addAction(tr("&Export Chakra Trace..."), this, &MainWindow::openExportDialog);
+    m_exportAction->setObjectName(QStringLiteral("exportTraceAction"));
+    m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_exportAction->setStatusTip(tr("Write the shown result's rank files and communicator groups for ASTRA-sim"));
+    m_exportAction->setEnabled(false);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
@@ -458,6 +465,20 @@ bool MainWindow::saveAs()
     return true;
 }
 
+ExportDialog* MainWindow::openExportDialog()
+{
+    if (!m_shownResult)
+        return nullptr;
+    if (m_editor->hasTextErrors() || m_session->isRunning())
+        setStatus(tr("Exporting the shown result (%1), not the config being edited")
+                      .arg(QString::fromStdString(m_shownResult->config.name)));
+    auto* dialog = new ExportDialog(m_shownResult, m_persistSettings, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    dialog->show();
+    return dialog;
+}
+
 void MainWindow::openWithDialog()
 {
     if (!maybeSave())
@@ -506,6 +527,7 @@ void MainWindow::onResult(std::shared_ptr<const SynthesisResult> result)
     m_cancelButton->setEnabled(false);
     m_progress->setVisible(false);
     m_shownResult = result;
+    m_exportAction->setEnabled(true);
     for (ResultView* view : std::as_const(m_views)) {
         view->setResult(result);
         view->setStale(false);

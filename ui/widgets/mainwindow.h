@@ -20,6 +20,7 @@ namespace stagecraft {
 
 class ConfigDocument;
 class ConfigEditor;
+class ExportDialog;
 class OverviewView;
 class RecentFiles;
 class ReportView;
@@ -57,6 +58,10 @@ public:
     bool showTab(const QString& name);
     QStringList tabNames() const;
 
+    /// File > Export Chakra Trace: opens the export dialog over the shown result (window-modal, deleted on
+    /// close) and returns it; null when there is no result yet.
+    ExportDialog* openExportDialog();
+
     ConfigDocument* document() const;
     SynthesisSession* session() const;
     ConfigEditor* configEditor() const;
@@ -85,6 +90,7 @@ private:
     bool save();
     bool saveAs();
     void openWithDialog();
+
     void about();
     void startSynthesis();
     void onSynthesisStarted();
@@ -107,6 +113,7 @@ private:
     ReportView* m_report;
     QList<ResultView*> m_views;
     QMenu* m_viewMenu = nullptr;
+    QAction* m_exportAction = nullptr;
     QMenu* m_recentMenu = nullptr;
     QActionGroup* m_tabActions = nullptr;
     QLabel* m_statusLabel = nullptr;

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+// ExportDialog: writes a real trace set in its worker (rank files + communicator groups), honours rank ranges,
+// refuses to overwrite an earlier export unless told, validates the name, and a cancel leaves only complete files.
+#include "chakra/chakrareader.h"
+#include "guihelpers.h"
+#include "widgets/exportdialog.h"
+
+#include <QDir>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace stagecraft;
+using stagecraft::test::synth;
+
+namespace {
+
+constexpr int kTimeoutMs = 120'000;
+
+// tiny with dp 2, tp 2, pp 2: world = dp * tp * pp = 8 ranks in 2 classes (one per pipeline stage).
+const QStringList kDp2Tp2Pp2 { QStringLiteral("parallelism.dp=2"), QStringLiteral("parallelism.tp=2"),
+    QStringLiteral("parallelism.pp=2") };
+
+QStringList filesIn(const QString& dir)
+{
+    return QDir(dir).entryList(QDir::Files | QDir::Hidden, QDir::Name);
+}
+
+QPushButton* exportButton(const ExportDialog& dialog)
+{
+    return dialog.findChild<QPushButton*>(QStringLiteral("exportButton"));
+}
+
+} // namespace
+
+class TestExportDialog : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void exportsEveryRankAndTheGroups()
+    {
+        const auto result = synth("tiny", kDp2Tp2Pp2);
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("traces")); // created by the export
+        ExportDialog dialog(result, false);
+        dialog.setDirectory(out);
+        dialog.setName(QStringLiteral("run"));
+        QVERIFY2(dialog.validationMessage().isEmpty(), qPrintable(dialog.validationMessage()));
+        QVERIFY(exportButton(dialog)->isEnabled());
+        QSignalSpy finished(&dialog, &ExportDialog::exportFinished);
+        dialog.startExport();
+        QVERIFY(dialog.isRunning());
+        QVERIFY(finished.wait(kTimeoutMs));
+        QCOMPARE(finished.first().first().toBool(), true);
+        QVERIFY(!dialog.isRunning());
+
+        QStringList expected { QStringLiteral("run.json") };
+        for (int r = 0; r < 8; ++r)
+            expected << QStringLiteral("run.%1.et").arg(r);
+        expected.sort();
+        QCOMPARE(filesIn(out), expected);
+        const auto summary = dialog.lastSummary();
+        QVERIFY(summary);
+        QCOMPARE(summary->files, 8);
+        QVERIFY(summary->wroteGroups);
+        QVERIFY(!summary->cancelled);
+        // Every file reads back as a Chakra trace; together they hold the nodes and bytes the summary states.
+        uint64_t nodes = 0, bytes = 0;
+        for (int r = 0; r < 8; ++r) {
+            const QString path = QDir(out).filePath(QStringLiteral("run.%1.et").arg(r));
+            const ChakraReadResult read = readChakraFile(path.toStdString());
+            QVERIFY2(read.ok(), read.error.c_str());
+            QVERIFY(!read.trace->nodes.empty());
+            nodes += read.trace->nodes.size();
+            bytes += static_cast<uint64_t>(QFileInfo(path).size());
+        }
+        QCOMPARE(summary->nodes, nodes);
+        QCOMPARE(summary->bytes, bytes);
+        QVERIFY2(dialog.resultText().startsWith(QLatin1String("Wrote 8 rank files")), qPrintable(dialog.resultText()));
+        QVERIFY(dialog.resultText().contains(QLatin1String("stagecraft inspect")));
+    }
+
+    void rankRangeWritesOnlyThoseRanks()
+    {
+        const auto result = synth("tiny", kDp2Tp2Pp2);
+        QTemporaryDir tmp;
+        ExportDialog dialog(result, false);
+        dialog.setDirectory(tmp.path());
+        dialog.setName(QStringLiteral("part"));
+        dialog.setFormat(ChakraFileFormat::Json);
+        dialog.setRankRange(2, 5);
+        QCOMPARE(dialog.options().firstRank, 2);
+        QCOMPARE(dialog.options().endRank, 5);
+        const auto plan = dialog.findChild<QLabel*>(QStringLiteral("exportPlan"));
+        QVERIFY2(plan->text().startsWith(QLatin1String("Writes 3 rank files")), qPrintable(plan->text()));
+        QSignalSpy finished(&dialog, &ExportDialog::exportFinished);
+        dialog.startExport();
+        QVERIFY(finished.wait(kTimeoutMs));
+        // Ranks 2, 3, 4; the groups file belongs to the range that starts at rank 0.
+        QCOMPARE(filesIn(tmp.path()),
+            QStringList(
+                { QStringLiteral("part.2.json"), QStringLiteral("part.3.json"), QStringLiteral("part.4.json") }));
+        QVERIFY(!dialog.lastSummary()->wroteGroups);
+    }
+
+    void refusesToReplaceAnEarlierExportUnlessTold()
+    {
+        const auto result = synth("tiny", kDp2Tp2Pp2);
+        QTemporaryDir tmp;
+        {
+            ExportDialog first(result, false);
+            first.setDirectory(tmp.path());
+            first.setName(QStringLiteral("same"));
+            QSignalSpy finished(&first, &ExportDialog::exportFinished);
+            first.startExport();
+            QVERIFY(finished.wait(kTimeoutMs));
+        }
+        const QString other = tmp.filePath(QStringLiteral("notes.txt"));
+        QFile note(other);
+        QVERIFY(note.open(QIODevice::WriteOnly));
+        note.write("not ours\n");
+        note.close();
+
+        ExportDialog second(result, false);
+        second.setDirectory(tmp.path());
+        second.setName(QStringLiteral("same"));
+        QVERIFY2(second.validationMessage().contains(QLatin1String("already holds files of an export named 'same'")),
+            qPrintable(second.validationMessage()));
+        QVERIFY(!exportButton(second)->isEnabled());
+        second.setName(QStringLiteral("other"));
+        QVERIFY(second.validationMessage().isEmpty());
+        second.setName(QStringLiteral("same"));
+        second.setReplaceExisting(true);
+        QVERIFY(second.validationMessage().isEmpty());
+        QVERIFY(exportButton(second)->isEnabled());
+        QSignalSpy finished(&second, &ExportDialog::exportFinished);
+        second.startExport();
+        QVERIFY(finished.wait(kTimeoutMs));
+        QCOMPARE(finished.first().first().toBool(), true);
+        // 8 rank files + the groups file + the unrelated file, which an export never touches.
+        QCOMPARE(filesIn(tmp.path()).size(), 10);
+        QVERIFY(QFile::exists(other));
+    }
+
+    void rejectsBadNamesAndFolders_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("subdir");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("dotdot") << QStringLiteral("..x") << QString() << QStringLiteral("contains '..'");
+        QTest::newRow("separator") << QStringLiteral("a/b") << QString() << QStringLiteral("path separator");
+        QTest::newRow("empty") << QString() << QString() << QStringLiteral("the name is empty");
+        QTest::newRow("missing parent") << QStringLiteral("ok") << QStringLiteral("no/such/dir")
+                                        << QStringLiteral("does not exist");
+    }
+
+    void rejectsBadNamesAndFolders()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, subdir);
+        QFETCH(QString, expected);
+        const auto result = synth("tiny", {});
+        QTemporaryDir tmp;
+        ExportDialog dialog(result, false);
+        dialog.setDirectory(subdir.isEmpty() ? tmp.path() : tmp.filePath(subdir));
+        dialog.setName(name);
+        QVERIFY2(dialog.validationMessage().contains(expected), qPrintable(dialog.validationMessage()));
+        QVERIFY(!exportButton(dialog)->isEnabled());
+        dialog.startExport(); // refused: nothing runs, nothing is written
+        QVERIFY(!dialog.isRunning());
+        QVERIFY(filesIn(tmp.path()).isEmpty());
+    }
+
+    void cancelLeavesOnlyCompleteFiles()
+    {
+        // 512 ranks (dp 64 x tp 8) of llama3-8b, one writer thread; cancelled at the first progress report, so
+        // most rank files are never written.
+        const auto result = synth("llama3-8b",
+            { QStringLiteral("parallelism.dp=64"), QStringLiteral("parallelism.tp=8"),
+                QStringLiteral("training.global_batch=64") });
+        QCOMPARE(result->worldSize(), 512);
+        QTemporaryDir tmp;
+        ExportDialog dialog(result, false);
+        dialog.setDirectory(tmp.path());
+        dialog.setName(QStringLiteral("big"));
+        dialog.findChild<QSpinBox*>(QStringLiteral("exportThreads"))->setValue(1);
+        auto* progress = dialog.findChild<QProgressBar*>(QStringLiteral("exportProgress"));
+        connect(progress, &QProgressBar::valueChanged, &dialog, [&dialog](int value) {
+            if (value > 0)
+                dialog.cancelExport();
+        });
+        QSignalSpy finished(&dialog, &ExportDialog::exportFinished);
+        dialog.startExport();
+        QVERIFY(finished.wait(kTimeoutMs));
+        const auto summary = dialog.lastSummary();
+        QVERIFY(summary);
+        QVERIFY(summary->cancelled);
+        QVERIFY(summary->files < 512);
+        QVERIFY(!summary->wroteGroups);
+        // Only complete rank files: no temporary, no groups file, and each one reads back.
+        const QStringList files = filesIn(tmp.path());
+        QCOMPARE(files.size(), summary->files);
+        for (const QString& f : files) {
+            QVERIFY2(f.startsWith(QLatin1String("big.")) && f.endsWith(QLatin1String(".et")), qPrintable(f));
+            QVERIFY2(readChakraFile(QDir(tmp.path()).filePath(f).toStdString()).ok(), qPrintable(f));
+        }
+        QVERIFY2(dialog.resultText().startsWith(QLatin1String("Cancelled after")), qPrintable(dialog.resultText()));
+    }
+};
+
+QTEST_MAIN(TestExportDialog)
+#include "tst_exportdialog.moc"

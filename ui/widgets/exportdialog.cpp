@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/exportdialog.h"
+
+#include "chakra/chakrawriter.h"
+#include "models/formatting.h"
+#include "widgets/int64spinbox.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDesktopServices>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPromise>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QSpinBox>
+#include <QThread>
+#include <QUrl>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <cmath>
+
+namespace stagecraft {
+
+namespace {
+
+    constexpr int kProgressMax = 1000;
+    const QString kDirectoryKey = QStringLiteral("export/directory");
+    const QString kFormatKey = QStringLiteral("export/format");
+
+    /// The core's progress interface backed by the worker's promise.
+    class PromiseProgress final : public ProgressSink
+    {
+    public:
+        template <typename T>
+        explicit PromiseProgress(QPromise<T>& promise)
+            : m_cancelled([&promise] { return promise.isCanceled(); })
+            , m_report([&promise](int permille) { promise.setProgressValue(permille); })
+        {
+        }
+
+        void report(double fraction, const char*) override
+        {
+            const int permille = std::clamp(static_cast<int>(std::lround(fraction * kProgressMax)), 0, kProgressMax);
+            if (permille == m_last)
+                return;
+            m_last = permille;
+            m_report(permille);
+        }
+
+        bool cancelled() const override
+        {
+            return m_cancelled();
+        }
+
+    private:
+        std::function<bool()> m_cancelled;
+        std::function<void(int)> m_report;
+        int m_last = -1;
+    };
+
+    QString rateText(double bytes, double seconds)
+    {
+        if (!(seconds > 0))
+            return {};
+        return QStringLiteral(", %1/s").arg(formatByteCount(bytes / seconds));
+    }
+
+} // namespace
+
+ExportDialog::ExportDialog(std::shared_ptr<const SynthesisResult> result, bool persistSettings, QWidget* parent)
+    : QDialog(parent)
+    , m_result(std::move(result))
+    , m_persistSettings(persistSettings)
+    , m_directory(new QLineEdit(this))
+    , m_browse(new QPushButton(tr("Browse..."), this))
+    , m_name(new QLineEdit(this))
+    , m_format(new QComboBox(this))
+    , m_allRanks(new QRadioButton(tr("All ranks"), this))
+    , m_someRanks(new QRadioButton(tr("Ranks from"), this))
+    , m_firstRank(new Int64SpinBox(this))
+    , m_endRank(new Int64SpinBox(this))
+    , m_tensorLists(new QCheckBox(tr("Tensor lists (inputs/outputs) for ASTRA-sim's memory check"), this))
+    , m_ctrlAsData(new QCheckBox(tr("Schedule order as data dependencies (for readers without ctrl_deps)"), this))
+    , m_replace(new QCheckBox(tr("Replace files of an earlier export with this name"), this))
+    , m_threads(new QSpinBox(this))
+    , m_plan(new QLabel(this))
+    , m_validation(new QLabel(this))
+    , m_progress(new QProgressBar(this))
+    , m_resultLabel(new QLabel(this))
+    , m_buttons(new QDialogButtonBox(this))
+{
+    setObjectName(QStringLiteral("exportDialog"));
+    setWindowTitle(tr("Export Chakra Trace"));
+    m_pool.setMaxThreadCount(1);
+    const Config& config = m_result->config;
+    const qint64 world = m_result->worldSize();
+
+    QString initialDirectory = QDir::home().filePath(QStringLiteral("stagecraft-traces"));
+    int format = 0;
+    if (m_persistSettings) {
+        QSettings settings;
+        initialDirectory = settings.value(kDirectoryKey, initialDirectory).toString();
+        format = settings.value(kFormatKey, 0).toInt();
+    }
+    m_directory->setObjectName(QStringLiteral("exportDirectory"));
+    m_directory->setText(QDir::toNativeSeparators(initialDirectory));
+    m_directory->setToolTip(tr("Created if missing (its parent must exist). Nothing outside it is written."));
+    m_name->setObjectName(QStringLiteral("exportName"));
+    m_name->setText(QString::fromStdString(config.name));
+    m_name->setToolTip(tr("Files are named <name>.<rank>.et and <name>.json (the communicator groups)"));
+    m_format->setObjectName(QStringLiteral("exportFormat"));
+    m_format->addItem(tr("Chakra ET (protobuf, what ASTRA-sim reads)"), static_cast<int>(ChakraFileFormat::Protobuf));
+    m_format->addItem(tr("JSON (one readable document per rank)"), static_cast<int>(ChakraFileFormat::Json));
+    m_format->setCurrentIndex(std::clamp(format, 0, 1));
+
+    m_allRanks->setChecked(true);
+    m_firstRank->setObjectName(QStringLiteral("exportFirstRank"));
+    m_endRank->setObjectName(QStringLiteral("exportEndRank"));
+    m_firstRank->setRange(0, std::max<qint64>(0, world - 1));
+    m_endRank->setRange(1, world);
+    m_endRank->setValue(world);
+    m_firstRank->setToolTip(tr("The first rank file written"));
+    m_endRank->setToolTip(tr("One past the last rank written, as the CLI's --ranks A:B. The communicator-group "
+                             "JSON is written by ranges that start at rank 0."));
+    m_replace->setObjectName(QStringLiteral("exportReplace"));
+    m_threads->setObjectName(QStringLiteral("exportThreads"));
+    m_threads->setRange(1, std::max(1, QThread::idealThreadCount()) * 2);
+    m_threads->setValue(std::max(1, QThread::idealThreadCount()));
+    m_threads->setToolTip(tr("Rank files written in parallel; the output is identical for any count"));
+
+    auto* folderRow = new QHBoxLayout;
+    folderRow->addWidget(m_directory, 1);
+    folderRow->addWidget(m_browse);
+    auto* rangeRow = new QHBoxLayout;
+    rangeRow->addWidget(m_allRanks);
+    rangeRow->addSpacing(12);
+    rangeRow->addWidget(m_someRanks);
+    rangeRow->addWidget(m_firstRank);
+    rangeRow->addWidget(new QLabel(tr("to (not including)"), this));
+    rangeRow->addWidget(m_endRank);
+    rangeRow->addStretch(1);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Output folder:"), folderRow);
+    form->addRow(tr("Name:"), m_name);
+    form->addRow(tr("Format:"), m_format);
+    form->addRow(tr("Ranks:"), rangeRow);
+    auto* threadsRow = new QHBoxLayout;
+    threadsRow->addWidget(m_threads);
+    threadsRow->addWidget(new QLabel(tr("(the files are identical for any count)"), this));
+    threadsRow->addStretch(1);
+    form->addRow(tr("Threads:"), threadsRow);
+    auto* optionsBox = new QGroupBox(tr("Options"), this);
+    auto* optionsLayout = new QVBoxLayout(optionsBox);
+    optionsLayout->addWidget(m_tensorLists);
+    optionsLayout->addWidget(m_ctrlAsData);
+    optionsLayout->addWidget(m_replace);
+
+    m_plan->setObjectName(QStringLiteral("exportPlan"));
+    m_plan->setWordWrap(true);
+    m_validation->setObjectName(QStringLiteral("exportValidation"));
+    m_validation->setWordWrap(true);
+    m_validation->setStyleSheet(QStringLiteral("color: #b3261e;"));
+    m_progress->setObjectName(QStringLiteral("exportProgress"));
+    m_progress->setRange(0, kProgressMax);
+    m_progress->setVisible(false);
+    m_resultLabel->setObjectName(QStringLiteral("exportResult"));
+    m_resultLabel->setWordWrap(true);
+    m_resultLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    m_exportButton = m_buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
+    m_exportButton->setObjectName(QStringLiteral("exportButton"));
+    m_exportButton->setDefault(true);
+    m_cancelButton = m_buttons->addButton(tr("Cancel Export"), QDialogButtonBox::ActionRole);
+    m_cancelButton->setObjectName(QStringLiteral("exportCancelButton"));
+    m_openFolderButton = m_buttons->addButton(tr("Open Folder"), QDialogButtonBox::ActionRole);
+    m_closeButton = m_buttons->addButton(QDialogButtonBox::Close);
+    // The buttons act themselves; the box's accepted()/rejected() would close the dialog on Export.
+    disconnect(m_buttons, nullptr, this, nullptr);
+    connect(m_exportButton, &QPushButton::clicked, this, &ExportDialog::startExport);
+    connect(m_cancelButton, &QPushButton::clicked, this, &ExportDialog::cancelExport);
+    connect(m_closeButton, &QPushButton::clicked, this, &ExportDialog::reject);
+    connect(m_openFolderButton, &QPushButton::clicked, this,
+        [this] { QDesktopServices::openUrl(QUrl::fromLocalFile(QDir::fromNativeSeparators(directory()))); });
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(optionsBox);
+    layout->addWidget(m_plan);
+    layout->addWidget(m_validation);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_resultLabel);
+    layout->addStretch(1);
+    layout->addWidget(m_buttons);
+
+    for (QLineEdit* edit : { m_directory, m_name })
+        connect(edit, &QLineEdit::textChanged, this, &ExportDialog::updateState);
+    for (QAbstractButton* button : { static_cast<QAbstractButton*>(m_allRanks),
+             static_cast<QAbstractButton*>(m_someRanks), static_cast<QAbstractButton*>(m_replace) })
+        connect(button, &QAbstractButton::toggled, this, &ExportDialog::updateState);
+    connect(m_firstRank, &Int64SpinBox::valueChanged, this, [this] {
+        m_someRanks->setChecked(true);
+        updateState();
+    });
+    connect(m_endRank, &Int64SpinBox::valueChanged, this, [this] {
+        m_someRanks->setChecked(true);
+        updateState();
+    });
+    connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::updateState);
+    connect(m_browse, &QPushButton::clicked, this, &ExportDialog::browse);
+    connect(&m_watcher, &QFutureWatcher<void>::progressValueChanged, m_progress, &QProgressBar::setValue);
+    connect(&m_watcher, &QFutureWatcher<void>::finished, this, &ExportDialog::onFinished);
+
+    setRunning(false);
+    updateState();
+    resize(720, sizeHint().height());
+}
+
+ExportDialog::~ExportDialog()
+{
+    if (m_watcher.isRunning()) {
+        m_watcher.disconnect(this);
+        m_watcher.cancel();
+        m_watcher.waitForFinished();
+    }
+}
+
+void ExportDialog::setDirectory(const QString& directory)
+{
+    m_directory->setText(QDir::toNativeSeparators(directory));
+}
+
+QString ExportDialog::directory() const
+{
+    return QDir::fromNativeSeparators(m_directory->text().trimmed());
+}
+
+void ExportDialog::setName(const QString& name)
+{
+    m_name->setText(name);
+}
+
+void ExportDialog::setFormat(ChakraFileFormat format)
+{
+    m_format->setCurrentIndex(m_format->findData(static_cast<int>(format)));
+}
+
+void ExportDialog::setRankRange(qint64 first, qint64 end)
+{
+    if (end < 0) {
+        m_allRanks->setChecked(true);
+        return;
+    }
+    m_firstRank->setValue(first);
+    m_endRank->setValue(end);
+    m_someRanks->setChecked(true);
+}
+
+void ExportDialog::setReplaceExisting(bool replace)
+{
+    m_replace->setChecked(replace);
+}
+
+ExportOptions ExportDialog::options() const
+{
+    ExportOptions o;
+    o.directory = std::filesystem::path(directory().toStdString());
+    o.name = m_name->text().trimmed().toStdString();
+    o.format = static_cast<ChakraFileFormat>(m_format->currentData().toInt());
+    if (m_someRanks->isChecked()) {
+        o.firstRank = m_firstRank->value();
+        o.endRank = m_endRank->value();
+    }
+    o.force = m_replace->isChecked();
+    o.tensorLists = m_tensorLists->isChecked();
+    o.ctrlDepsAsData = m_ctrlAsData->isChecked();
+    o.threads = m_threads->value();
+    return o;
+}
+
+QStringList ExportDialog::existingFiles(const ExportOptions& o, int limit) const
+{
+    QStringList found;
+    const QDir dir(QString::fromStdString(o.directory.string()));
+    if (!dir.exists())
+        return found;
+    const QString name = QString::fromStdString(o.name);
+    const qint64 first = o.firstRank;
+    const qint64 end = o.endRank < 0 ? m_result->worldSize() : o.endRank;
+    const QRegularExpression rankFile(
+        QStringLiteral("^%1\\.(\\d+)\\.(et|json)$").arg(QRegularExpression::escape(name)));
+    const QStringList entries = dir.entryList({ name + QStringLiteral(".*") }, QDir::Files | QDir::Hidden);
+    for (const QString& file : entries) {
+        bool conflict = first == 0 && file == name + QStringLiteral(".json");
+        if (const QRegularExpressionMatch m = rankFile.match(file); m.hasMatch()) {
+            const qint64 r = m.captured(1).toLongLong();
+            conflict = r >= first && r < end;
+        }
+        if (conflict) {
+            found << file;
+            if (found.size() >= limit)
+                break;
+        }
+    }
+    return found;
+}
+
+QString ExportDialog::validationMessage() const
+{
+    const ExportOptions o = options();
+    if (directory().isEmpty())
+        return tr("Choose an output folder.");
+    const QFileInfo dirInfo(directory());
+    if (dirInfo.exists() && !dirInfo.isDir())
+        return tr("'%1' exists and is not a folder.").arg(m_directory->text());
+    if (!dirInfo.exists() && !QFileInfo(dirInfo.absolutePath()).isDir())
+        return tr("The folder's parent '%1' does not exist.").arg(QDir::toNativeSeparators(dirInfo.absolutePath()));
+    if (const std::string why = checkExportName(o.name); !why.empty())
+        return tr("Name: %1.").arg(QString::fromStdString(why));
+    if (o.endRank >= 0 && o.firstRank >= o.endRank)
+        return tr("The rank range is empty: the first rank must be below the end rank.");
+    if (!o.force) {
+        const QStringList existing = existingFiles(o, 3);
+        if (!existing.isEmpty())
+            return tr("The folder already holds files of an export named '%1' (%2). Tick \"Replace\" to replace "
+                      "them, or choose another name or folder.")
+                .arg(m_name->text().trimmed(), existing.join(QStringLiteral(", ")));
+    }
+    return {};
+}
+
+void ExportDialog::updateState()
+{
+    const ExportOptions o = options();
+    const qint64 world = m_result->worldSize();
+    const qint64 first = o.firstRank;
+    const qint64 end = o.endRank < 0 ? world : o.endRank;
+    qint64 nodes = 0;
+    if (end > first) {
+        for (size_t c = 0; c < m_result->classes.size(); ++c) {
+            const ClassProgram& program = m_result->classes[c];
+            qint64 ranks = 0;
+            if (end - first == world)
+                ranks = program.rankCount;
+            else
+                for (qint64 r = first; r < end; ++r)
+                    ranks += m_result->classOf(RankId { r }) == static_cast<int32_t>(c) ? 1 : 0;
+            nodes += ranks * static_cast<qint64>(program.nodes.size());
+        }
+    }
+    const QString extension = o.format == ChakraFileFormat::Json ? QStringLiteral("json") : QStringLiteral("et");
+    QString plan = tr("Writes %1 (%2.<rank>.%3, %4 nodes in all)")
+                       .arg(countNoun(std::max<qint64>(0, end - first), tr("rank file"), tr("rank files")),
+                           QString::fromStdString(o.name), extension, formatExact(nodes));
+    plan += first == 0
+        ? tr(" and %1.json, the communicator groups ASTRA-sim reads.").arg(QString::fromStdString(o.name))
+        : tr("; the communicator groups are written by the range that starts at rank 0.");
+    m_plan->setText(plan);
+    const QString why = validationMessage();
+    m_validation->setText(why);
+    m_validation->setVisible(!why.isEmpty());
+    m_exportButton->setEnabled(!isRunning() && why.isEmpty());
+}
+
+void ExportDialog::browse()
+{
+    const QString chosen = QFileDialog::getExistingDirectory(this, tr("Output Folder"), directory());
+    if (!chosen.isEmpty())
+        setDirectory(chosen);
+}
+
+void ExportDialog::startExport()
+{
+    if (isRunning())
+        return;
+    updateState();
+    const QString why = validationMessage();
+    if (!why.isEmpty())
+        return;
+    const ExportOptions o = options();
+    if (m_persistSettings) {
+        QSettings settings;
+        settings.setValue(kDirectoryKey, directory());
+        settings.setValue(kFormatKey, m_format->currentIndex());
+    }
+    m_lastSummary.reset();
+    m_resultLabel->setStyleSheet({});
+    m_resultLabel->setText(tr("Exporting..."));
+    m_progress->setValue(0);
+    setRunning(true);
+    m_outcome = std::make_shared<Outcome>();
+    m_watcher.setFuture(
+        QtConcurrent::run(&m_pool, [result = m_result, o, outcome = m_outcome](QPromise<void>& promise) {
+            promise.setProgressRange(0, kProgressMax);
+            try {
+                PromiseProgress progress(promise);
+                outcome->summary = exportTrace(*result, o, &progress);
+            } catch (const std::exception& e) {
+                outcome->error = QString::fromStdString(e.what());
+            }
+        }));
+}
+
+void ExportDialog::cancelExport()
+{
+    if (!isRunning())
+        return;
+    m_resultLabel->setText(tr("Cancelling after the rank files in flight..."));
+    m_watcher.cancel();
+}
+
+bool ExportDialog::isRunning() const
+{
+    return m_watcher.isRunning();
+}
+
+std::optional<ExportSummary> ExportDialog::lastSummary() const
+{
+    return m_lastSummary;
+}
+
+QString ExportDialog::resultText() const
+{
+    return m_resultLabel->text();
+}
+
+void ExportDialog::onFinished()
+{
+    Outcome outcome = m_outcome ? *m_outcome : Outcome {};
+    if (outcome.error.isEmpty() && !outcome.summary)
+        outcome.error = tr("the export stopped without a result");
+    setRunning(false);
+    const QString folder = QDir::toNativeSeparators(directory());
+    if (!outcome.error.isEmpty() || !outcome.summary) {
+        m_resultLabel->setStyleSheet(QStringLiteral("color: #b3261e;"));
+        m_resultLabel->setText(tr("Export failed: %1\nFiles completed before the failure were kept; no partial "
+                                  "file was left.")
+                                   .arg(outcome.error));
+        updateState();
+        Q_EMIT exportFinished(false);
+        return;
+    }
+    const ExportSummary& s = *outcome.summary;
+    m_lastSummary = s;
+    const QString files = countNoun(s.files, tr("rank file"), tr("rank files"));
+    const QString size = formatByteCount(static_cast<double>(s.bytes));
+    if (s.cancelled) {
+        m_resultLabel->setText(tr("Cancelled after %1 (%2) in %3 s. Every file written is complete; the "
+                                  "communicator groups were not written. Export again with \"Replace\" for a whole "
+                                  "set.")
+                                   .arg(files, size, QString::number(s.seconds, 'f', 1)));
+    } else {
+        QString text =
+            tr("Wrote %1 (%2, %3 nodes) in %4 s%5 to %6.")
+                .arg(files, size, formatExact(static_cast<qint64>(s.nodes)), QString::number(s.seconds, 'f', 2),
+                    rateText(static_cast<double>(s.bytes), s.seconds), folder);
+        if (s.wroteGroups)
+            text += tr("\nCommunicator groups: %1.")
+                        .arg(QDir::toNativeSeparators(QString::fromStdString(s.groupsPath.string())));
+        text += tr("\nCheck the set with: stagecraft inspect %1").arg(folder);
+        m_resultLabel->setText(text);
+    }
+    m_progress->setValue(kProgressMax);
+    updateState();
+    Q_EMIT exportFinished(true);
+}
+
+void ExportDialog::setRunning(bool running)
+{
+    m_progress->setVisible(running || m_lastSummary.has_value());
+    m_cancelButton->setVisible(running);
+    m_cancelButton->setEnabled(running);
+    m_exportButton->setEnabled(!running);
+    m_openFolderButton->setEnabled(!running && QFileInfo(directory()).isDir());
+    for (QWidget* w : std::initializer_list<QWidget*> { m_directory, m_browse, m_name, m_format, m_allRanks,
+             m_someRanks, m_firstRank, m_endRank, m_tensorLists, m_ctrlAsData, m_replace, m_threads })
+        w->setEnabled(!running);
+}
+
+void ExportDialog::reject()
+{
+    if (isRunning()) {
+        cancelExport();
+        return; // closes once the worker has stopped: the user sees the cancel note first
+    }
+    QDialog::reject();
+}
+
+} // namespace stagecraft
