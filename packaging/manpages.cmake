@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Man pages generated from the programs' own --help and --version by help2man, so they cannot drift from them.
 #
-# Two roles in one file (like core/config/presets.cmake):
+# Two roles in one file (like core/embedyaml.cmake):
 #  - included from packaging/CMakeLists.txt: build steps that write <build>/man/stagecraft.1(.gz) and
 #    stagecraft-gui.1(.gz) whenever a binary changes, and their installation to share/man/man1;
 #  - run as a script (cmake -DPROGRAM=... -DOUTPUT=... -DNAME=... [-DSUBCOMMANDS=ON] -P manpages.cmake): writes one

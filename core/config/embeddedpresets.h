@@ -5,7 +5,7 @@
 
 namespace stagecraft::detail {
 
-/// One preset file from resources/presets, compiled into the binary by config/presets.cmake.
+/// One preset file from resources/presets, compiled into the binary by core/embedyaml.cmake.
 struct EmbeddedPreset
 {
     const char* name; ///< file name without ".yaml"

@@ -5,7 +5,7 @@
 
 namespace stagecraft::detail {
 
-/// One GPU preset file from resources/gpus, compiled into the binary by estimate/gpus.cmake.
+/// One GPU preset file from resources/gpus, compiled into the binary by core/embedyaml.cmake.
 struct EmbeddedGpu
 {
     const char* name; ///< file name without ".yaml"
