@@ -107,14 +107,6 @@ namespace {
                     return;
                 }
             }
-            const ParallelismConfig& p = config.parallelism;
-            const int64_t m = microBatchesPerIteration(config);
-            if (p.schedule == Schedule::Interleaved && p.virtualStages > 1 && m % p.pp != 0) {
-                reject(c, SweepRejection::Invalid, "parallelism.schedule",
-                    "parallelism.schedule: interleaved needs the " + std::to_string(m)
-                        + " micro-batches per iteration divisible by pp=" + std::to_string(p.pp));
-                return;
-            }
             std::string error;
             if (sweepOptions.exact) {
                 SynthesisOutcome outcome =
