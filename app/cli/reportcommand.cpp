@@ -1,13 +1,41 @@
 // SPDX-License-Identifier: MIT
-// stagecraft report CONFIG [--json] [--rank R [--dump]]
+// stagecraft report CONFIG [--json] [--rank R [--dump]] [--chrome-trace FILE]
 #include "command.h"
 #include "config/presets.h"
+#include "estimate/chrometrace.h"
 #include "program/programdump.h"
 #include "report/report.h"
 
 #include <iostream>
 
 namespace stagecraft::cli {
+
+namespace {
+
+    /// Writes the estimate's schedule (all classes, or the class of `rank`) as Chrome trace JSON. An exit code.
+    int writeTrace(const SynthesisResult& result, const std::string& path, std::optional<int64_t> rank)
+    {
+        std::string error;
+        const std::optional<GpuSpec> gpu = gpuForConfig(result.config, error);
+        StepEstimate estimate;
+        EstimateSchedule schedule;
+        if (!gpu || !estimateStep(result, *gpu, EstimateOptions {}, estimate, error, &schedule)) {
+            std::cerr << "stagecraft: --chrome-trace: no step-time estimate: " << error << "\n";
+            return ExitBadInput;
+        }
+        std::optional<int> stage;
+        if (rank)
+            stage = result.classOf(RankId { *rank });
+        try {
+            writeChromeTrace(path, chromeTraceJson(result, estimate, schedule, stage));
+        } catch (const std::exception& e) {
+            std::cerr << "stagecraft: --chrome-trace: " << e.what() << "\n";
+            return ExitBadInput;
+        }
+        return ExitOk;
+    }
+
+} // namespace
 
 Command addReportCommand(CLI::App& app)
 {
@@ -17,6 +45,7 @@ Command addReportCommand(CLI::App& app)
         bool json = false;
         std::optional<int64_t> rank;
         bool dump = false;
+        std::optional<std::string> chromeTrace;
     };
     auto state = std::make_shared<State>();
     CLI::App* cmd = app.add_subcommand("report", "Summarize a workload: parameters, FLOPs, per-class programs, memory");
@@ -24,6 +53,10 @@ Command addReportCommand(CLI::App& app)
     cmd->add_flag("--json", state->json, "Print the report JSON (DESIGN.md §4) instead of text");
     cmd->add_option("--rank", state->rank, "Print one rank's program summary (groups, peers, bytes)");
     cmd->add_flag("--dump", state->dump, "With --rank: print every node of the rank's class program");
+    cmd->add_option("--chrome-trace", state->chromeTrace,
+           "Write the estimate's schedule of every stage (only the stage of --rank when given) as Chrome trace "
+           "JSON, for Perfetto or chrome://tracing")
+        ->type_name("FILE");
     return { cmd, [state]() -> int {
                 int exitCode = ExitOk;
                 auto result = loadAndSynthesize(state->flags, exitCode);
@@ -35,6 +68,14 @@ Command addReportCommand(CLI::App& app)
                         std::cerr << "stagecraft: --rank " << r << " is outside 0.." << result->worldSize() - 1 << "\n";
                         return ExitBadInput;
                     }
+                }
+                if (state->chromeTrace) {
+                    // Written before the report so that a failure leaves no half-done output behind.
+                    if (const int code = writeTrace(*result, *state->chromeTrace, state->rank); code != ExitOk)
+                        return code;
+                }
+                if (state->rank) {
+                    const int64_t r = *state->rank;
                     std::cout << rankReportText(*result, RankId { r });
                     if (state->dump)
                         std::cout << dumpProgram(result->classes[static_cast<size_t>(result->classOf(RankId { r }))]);

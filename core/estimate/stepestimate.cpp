@@ -90,8 +90,21 @@ std::optional<GpuSpec> gpuForConfig(const Config& config, std::string& error)
     return gpu;
 }
 
+const char* toString(ScheduleStream s)
+{
+    switch (s) {
+    case ScheduleStream::Compute:
+        return "compute";
+    case ScheduleStream::Communication:
+        return "communication";
+    case ScheduleStream::None:
+        return "none";
+    }
+    return "?";
+}
+
 bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, StepEstimate& out,
-    std::string& error)
+    std::string& error, EstimateSchedule* schedule)
 {
     try {
         const HardwareRates rates = hardwareRates(result.config, gpu, options);
@@ -259,6 +272,24 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
             est.hfu = hardwareFlops / capacity;
             est.tokensPerS = static_cast<double>(result.config.training.globalBatch)
                 * static_cast<double>(result.config.model.seqLen) / est.iterationTimeS;
+        }
+        if (schedule) {
+            EstimateSchedule filled;
+            filled.classes.resize(classCount);
+            for (size_t c = 0; c < classCount; ++c) {
+                const ClassProgram& program = result.classes[c];
+                std::vector<ScheduledNode>& nodes = filled.classes[c];
+                nodes.resize(program.nodes.size());
+                for (size_t i = 0; i < program.nodes.size(); ++i) {
+                    const size_t g = offset[c] + i;
+                    const Stream s = streamOf(program.nodes[i].kind);
+                    nodes[i] = { static_cast<uint32_t>(i), ready[g], finish[g],
+                        s == ComputeStream    ? ScheduleStream::Compute
+                            : s == CommStream ? ScheduleStream::Communication
+                                              : ScheduleStream::None };
+                }
+            }
+            *schedule = std::move(filled);
         }
         out = std::move(est);
         return true;

@@ -49,6 +49,36 @@ struct StepEstimate
     std::vector<ClassEstimate> classes; ///< index = stage
 };
 
+/// The stream a scheduled node occupies. Recv nodes occupy none: the matching send carries the transfer.
+enum class ScheduleStream : uint8_t
+{
+    Compute,
+    Communication,
+    None
+};
+/// "compute", "communication", "none".
+const char* toString(ScheduleStream s);
+
+/// When one program node runs in the estimate, seconds from the start of the iteration (every rank starts at 0).
+/// On a stream, a node starts once its dependencies and the stream's previous node have finished, and
+/// endS - startS is its modelled time (nodeTimeS). A recv has stream None and startS == endS == the time its
+/// data has arrived (the matching send finished and its own dependencies are done).
+struct ScheduledNode
+{
+    uint32_t node = 0; ///< index into ClassProgram::nodes
+    double startS = 0;
+    double endS = 0;
+    ScheduleStream stream = ScheduleStream::None;
+};
+
+/// The schedule of every node of every class, as estimateStep() computed it. `classes[c][i]` is node i of
+/// result.classes[c] (every node, recvs included, in node order), so `classes[c][i].node == i`. The nodes of one
+/// stream, taken in node order, have non-decreasing, non-overlapping [startS, endS) intervals. Plain value type.
+struct EstimateSchedule
+{
+    std::vector<std::vector<ScheduledNode>> classes; ///< index = class (pipeline stage)
+};
+
 /// Simulates one iteration of `result` on `gpu` and returns per-class timings.
 ///
 /// Method: every class is represented by its example rank. Its program is list-scheduled in node order on two
@@ -61,8 +91,10 @@ struct StepEstimate
 /// send = bytes / bandwidth + latency with the bandwidth of the peer's placement.
 /// Returns false and sets `error` when a recv has no matching send, the stages deadlock, or the GPU has no peak
 /// for the precision. Never throws. Thread-safe (reads `result` only).
+/// When `schedule` is not null it receives the start and end of every node (see EstimateSchedule); it is left
+/// untouched on failure. A null `schedule` costs nothing.
 bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, StepEstimate& out,
-    std::string& error);
+    std::string& error, EstimateSchedule* schedule = nullptr);
 
 /// The GPU preset named by config.cluster.gpu, or nullopt with `error` = unknownGpuMessage().
 std::optional<GpuSpec> gpuForConfig(const Config& config, std::string& error);

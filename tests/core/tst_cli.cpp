@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The stagecraft command line, run as a user would: exit codes, messages, STAGE's flags, files written.
 #include <QDir>
+#include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -160,6 +163,73 @@ private Q_SLOTS:
         QVERIFY(r.out.contains(QLatin1String("2 ranks: 4 5")));
         QVERIFY(r.out.contains(QLatin1String("send to rank 1")));
         QVERIFY(r.out.contains(QLatin1String("recv from rank 1")));
+    }
+    void reportChromeTrace()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("trace.json"));
+        const QStringList plan { QStringLiteral("report"), QStringLiteral("tiny"), QStringLiteral("--dp"),
+            QStringLiteral("2"), QStringLiteral("--pp"), QStringLiteral("2") };
+        // The flag works beside --json: stdout stays the report, the trace goes to the file.
+        const Run r =
+            stagecraft(plan + QStringList { QStringLiteral("--json"), QStringLiteral("--chrome-trace"), path });
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject report = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        const QJsonArray classes = report.value(QLatin1String("classes")).toArray();
+        QCOMPARE(classes.size(), 2);
+        // Every node that occupies a stream is one complete event: all nodes but the recvs (report counts).
+        qint64 scheduled = 0;
+        for (const QJsonValue& c : classes) {
+            const QJsonObject o = c.toObject();
+            scheduled += o.value(QLatin1String("nodes")).toInteger()
+                - o.value(QLatin1String("comm_count")).toObject().value(QLatin1String("recv")).toInteger();
+        }
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject trace = QJsonDocument::fromJson(f.readAll()).object();
+        qint64 complete = 0;
+        QSet<int> pids;
+        for (const QJsonValue& v : trace.value(QLatin1String("traceEvents")).toArray()) {
+            const QJsonObject e = v.toObject();
+            if (e.value(QLatin1String("ph")).toString() != QLatin1String("X"))
+                continue;
+            ++complete;
+            pids.insert(e.value(QLatin1String("pid")).toInt());
+            QVERIFY(e.contains(QLatin1String("ts")) && e.contains(QLatin1String("dur")));
+            QVERIFY(e.value(QLatin1String("ts")).toDouble() >= 0);
+            QVERIFY(e.value(QLatin1String("dur")).toDouble() >= 0);
+        }
+        QCOMPARE(complete, scheduled);
+        QCOMPARE(pids, (QSet<int> { 0, 1 }));
+
+        // With --rank, only that rank's stage: rank 3 = dp 1 + 2 * pp 1 is stage 1.
+        const QString one = dir.filePath(QStringLiteral("rank3.json"));
+        QCOMPARE(
+            stagecraft(plan
+                + QStringList { QStringLiteral("--rank"), QStringLiteral("3"), QStringLiteral("--chrome-trace"), one })
+                .exitCode,
+            0);
+        QFile g(one);
+        QVERIFY(g.open(QIODevice::ReadOnly));
+        pids.clear();
+        for (const QJsonValue& v :
+            QJsonDocument::fromJson(g.readAll()).object().value(QLatin1String("traceEvents")).toArray())
+            pids.insert(v.toObject().value(QLatin1String("pid")).toInt());
+        QCOMPARE(pids, QSet<int> { 1 });
+
+        // Failures exit 2 and say why; no file is left behind.
+        const QString missing = dir.filePath(QStringLiteral("no/such/dir/trace.json"));
+        const Run bad = stagecraft(plan + QStringList { QStringLiteral("--chrome-trace"), missing });
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(missing), qPrintable(bad.err));
+        QVERIFY(!QFile::exists(missing));
+        const Run noGpu = stagecraft(plan
+            + QStringList { QStringLiteral("--set"), QStringLiteral("cluster.gpu=v100"),
+                QStringLiteral("--chrome-trace"), dir.filePath(QStringLiteral("v100.json")) });
+        QCOMPARE(noGpu.exitCode, 2);
+        QVERIFY2(noGpu.err.contains(QLatin1String("unknown GPU \"v100\"")), qPrintable(noGpu.err));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("v100.json"))));
     }
 };
 

@@ -3,6 +3,7 @@
 // compute, communicator placement, pipeline bubbles against Narayanan et al. 2021 §2.2, and the exposed gradient
 // reduction of pure data parallelism computed by hand.
 #include "config/configloader.h"
+#include "estimate/chrometrace.h"
 #include "estimate/costmodel.h"
 #include "estimate/gpuspec.h"
 #include "estimate/stepestimate.h"
@@ -10,8 +11,14 @@
 #include "synthesis/synthesis.h"
 #include "synthhelpers.h"
 
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
+#include <cstring>
+#include <map>
+#include <stdexcept>
 
 using namespace stagecraft;
 using namespace stagecraft::test;
@@ -46,6 +53,51 @@ bool near(double actual, double expected, double relative)
 QString mismatch(double actual, double expected)
 {
     return QStringLiteral("actual %1 expected %2").arg(actual, 0, 'g', 10).arg(expected, 0, 'g', 10);
+}
+
+/// The time of `node` on the example rank of `program` computed by hand from the cost model's formulas
+/// (costmodel.h: roofline compute; ring collectives, nccl-tests bus-bandwidth convention; p2p = bytes / B +
+/// latency), with every group and peer inside one node (`intra`) or every one across nodes.
+double handNodeTime(
+    const SynthesisResult& r, const ProgramNode& node, const GpuSpec& gpu, const EstimateOptions& options, bool intra)
+{
+    const double peak = gpu.bf16Flops; // tiny trains in bf16
+    const double bandwidth =
+        (intra ? r.config.cluster.intraNodeBandwidthGbps : r.config.cluster.interNodeBandwidthGbps) * 1e9;
+    const double latency = intra ? options.intraNodeLatencyS : options.interNodeLatencyS;
+    const double bytes = static_cast<double>(node.bytes);
+    switch (node.kind) {
+    case NodeKind::Compute:
+        return std::max(static_cast<double>(node.flops) / (peak * options.computeEfficiency), bytes / gpu.hbmBytesPerS);
+    case NodeKind::Collective: {
+        double n = 1; // members of the group: the product of the degrees of the mask's axes
+        for (int a = 0; a < kAxisCount; ++a)
+            if (node.mask & (1u << a))
+                n *= static_cast<double>(r.mesh().degree(static_cast<Axis>(a)));
+        if (n <= 1)
+            return 0;
+        switch (node.collective) {
+        case CollectiveType::AllReduce:
+            return 2 * (n - 1) / n * bytes / bandwidth + latency;
+        case CollectiveType::AllGather:
+            return (n - 1) * bytes / bandwidth + latency;
+        case CollectiveType::ReduceScatter:
+        case CollectiveType::AllToAll:
+            return (n - 1) / n * bytes / bandwidth + latency;
+        }
+        return -1;
+    }
+    case NodeKind::Send:
+        return bytes / bandwidth + latency;
+    case NodeKind::Recv:
+        return 0;
+    }
+    return -1;
+}
+
+bool closeTo(double actual, double expected)
+{
+    return std::abs(actual - expected) <= 1e-9 * std::abs(expected) + 1e-18;
 }
 
 } // namespace
@@ -373,6 +425,260 @@ private Q_SLOTS:
         QCOMPARE(j["iteration_time_s"].get<double>(), slowest);
         QVERIFY(j["classes"][0].contains("exposed_communication_s"));
         QVERIFY(j["classes"][0].contains("bubble_fraction"));
+    }
+
+    void scheduleFollowsTheModel_data()
+    {
+        QTest::addColumn<QStringList>("sets");
+        QTest::addColumn<bool>("intra");
+        QTest::addColumn<bool>("pipelined");
+        // Eight GPUs per node hold the whole (at most 8-rank) world: every group and peer is intra-node. One GPU
+        // per node puts every group of two or more members and every pipeline peer across nodes.
+        QTest::newRow("dp2-pp2-1f1b") << QStringList { QStringLiteral("parallelism.dp=2"),
+            QStringLiteral("parallelism.pp=2"), QStringLiteral("training.global_batch=8"),
+            QStringLiteral("training.micro_batch=1") }
+                                      << true << true;
+        QTest::newRow("tp2-sp-pp2-gpipe-inter") << QStringList { QStringLiteral("parallelism.tp=2"),
+            QStringLiteral("parallelism.sequence_parallel=true"), QStringLiteral("parallelism.pp=2"),
+            QStringLiteral("parallelism.schedule=gpipe"), QStringLiteral("training.global_batch=4"),
+            QStringLiteral("training.micro_batch=1"), QStringLiteral("cluster.gpus_per_node=1") }
+                                                << false << true;
+        QTest::newRow("dp4-zero3-inter") << QStringList { QStringLiteral("parallelism.dp=4"),
+            QStringLiteral("parallelism.zero=3"), QStringLiteral("training.global_batch=8"),
+            QStringLiteral("training.micro_batch=1"), QStringLiteral("cluster.gpus_per_node=1") }
+                                         << false << false;
+        QTest::newRow("interleaved-pp2-v2") << QStringList { QStringLiteral("model.layers=4"),
+            QStringLiteral("parallelism.pp=2"), QStringLiteral("parallelism.schedule=interleaved"),
+            QStringLiteral("parallelism.virtual_stages=2"), QStringLiteral("parallelism.dp=2"),
+            QStringLiteral("training.global_batch=8"), QStringLiteral("training.micro_batch=1") }
+                                            << true << true;
+    }
+
+    void scheduleFollowsTheModel()
+    {
+        QFETCH(QStringList, sets);
+        QFETCH(bool, intra);
+        QFETCH(bool, pipelined);
+        std::vector<std::string> overrides;
+        for (const QString& set : sets)
+            overrides.push_back(set.toStdString());
+        auto r = synth("tiny", overrides);
+        const GpuSpec gpu = *gpuPreset("h100-sxm");
+        EstimateOptions options;
+        options.intraNodeLatencyS = 4e-6;
+        options.interNodeLatencyS = 11e-6;
+        StepEstimate e;
+        EstimateSchedule schedule;
+        std::string error;
+        QVERIFY2(estimateStep(*r, gpu, options, e, error, &schedule), error.c_str());
+        QCOMPARE(schedule.classes.size(), r->classes.size());
+
+        size_t collectives = 0, sends = 0, recvs = 0;
+        for (size_t c = 0; c < r->classes.size(); ++c) {
+            const ClassProgram& program = r->classes[c];
+            const std::vector<ScheduledNode>& nodes = schedule.classes[c];
+            QCOMPARE(nodes.size(), program.nodes.size());
+            double lastEnd[2] = { 0, 0 };
+            double maxEnd = 0, computeBusy = 0;
+            for (size_t i = 0; i < nodes.size(); ++i) {
+                const ScheduledNode& s = nodes[i];
+                const ProgramNode& n = program.nodes[i];
+                const QString where =
+                    QStringLiteral("stage %1 node %2 (%3)").arg(c).arg(i).arg(QString::fromStdString(n.name));
+                QCOMPARE(s.node, uint32_t(i));
+                const ScheduleStream expectedStream = n.kind == NodeKind::Compute ? ScheduleStream::Compute
+                    : n.kind == NodeKind::Recv                                    ? ScheduleStream::None
+                                                                                  : ScheduleStream::Communication;
+                QVERIFY2(s.stream == expectedStream, qPrintable(where));
+                collectives += n.kind == NodeKind::Collective;
+                sends += n.kind == NodeKind::Send;
+                recvs += n.kind == NodeKind::Recv;
+                // Duration = the node's modelled time, computed by hand.
+                const double expected = handNodeTime(*r, n, gpu, options, intra);
+                QVERIFY2(closeTo(s.endS - s.startS, expected),
+                    qPrintable(where + QStringLiteral(": ") + mismatch(s.endS - s.startS, expected)));
+                // As soon as possible: at the latest end among its dependencies, the stream's previous node and,
+                // for a recv, the matching send on the peer stage; never before any of them.
+                double ready = 0;
+                for (NodeId d : n.dataDeps)
+                    ready = std::max(ready, nodes[d.value].endS);
+                for (NodeId d : n.ctrlDeps)
+                    ready = std::max(ready, nodes[d.value].endS);
+                if (s.stream != ScheduleStream::None) {
+                    const int stream = static_cast<int>(s.stream);
+                    QVERIFY2(s.startS >= lastEnd[stream], qPrintable(where + QStringLiteral(" overlaps its stream")));
+                    ready = std::max(ready, lastEnd[stream]);
+                    lastEnd[stream] = s.endS;
+                }
+                if (n.kind == NodeKind::Recv) {
+                    const ClassProgram& peer = r->classes[static_cast<size_t>(n.peerStage)];
+                    int matches = 0;
+                    for (size_t k = 0; k < peer.nodes.size(); ++k) {
+                        const ProgramNode& p = peer.nodes[k];
+                        if (p.kind == NodeKind::Send && p.peerStage == program.stage && p.tag == n.tag) {
+                            ++matches;
+                            ready = std::max(ready, schedule.classes[static_cast<size_t>(n.peerStage)][k].endS);
+                        }
+                    }
+                    QVERIFY2(matches == 1, qPrintable(where));
+                }
+                QVERIFY2(s.startS == ready, qPrintable(where + QStringLiteral(": start ") + mismatch(s.startS, ready)));
+                maxEnd = std::max(maxEnd, s.endS);
+                if (s.stream == ScheduleStream::Compute)
+                    computeBusy += s.endS - s.startS;
+            }
+            QCOMPARE(maxEnd, e.classes[c].stepTimeS);
+            QVERIFY2(closeTo(computeBusy, e.classes[c].computeTimeS),
+                qPrintable(mismatch(computeBusy, e.classes[c].computeTimeS)));
+        }
+        // The plans exercise what they are meant to: collectives everywhere, point-to-point when pipelined.
+        QVERIFY(collectives > 0);
+        QCOMPARE(sends > 0, pipelined);
+        QCOMPARE(recvs, sends);
+    }
+
+    void scheduleIsOptional()
+    {
+        auto r = synth("tiny", { "parallelism.pp=2", "training.global_batch=8", "training.micro_batch=1" });
+        const GpuSpec gpu = *gpuPreset("h100-sxm");
+        StepEstimate without, with;
+        EstimateSchedule schedule;
+        std::string error;
+        QVERIFY(estimateStep(*r, gpu, EstimateOptions {}, without, error));
+        QVERIFY(estimateStep(*r, gpu, EstimateOptions {}, with, error, &schedule));
+        QCOMPARE(with.iterationTimeS, without.iterationTimeS);
+        QCOMPARE(with.mfu, without.mfu);
+        // On failure (no peak for the precision) the schedule is left as it was.
+        EstimateSchedule untouched;
+        untouched.classes = { { ScheduledNode { 7, 1, 2, ScheduleStream::Compute } } };
+        QVERIFY(!estimateStep(*r, computeOnlyGpu(0), EstimateOptions {}, with, error, &untouched));
+        QVERIFY(error.find("no peak") != std::string::npos);
+        QCOMPARE(untouched.classes.size(), size_t(1));
+        QCOMPARE(untouched.classes[0].size(), size_t(1));
+        QCOMPARE(untouched.classes[0][0].node, uint32_t(7));
+    }
+
+    void chromeTrace_data()
+    {
+        QTest::addColumn<int>("stage");
+        QTest::newRow("all stages") << -1;
+        QTest::newRow("stage 0") << 0;
+        QTest::newRow("stage 1") << 1;
+    }
+
+    void chromeTrace()
+    {
+        QFETCH(int, stage);
+        auto r = synth(
+            "tiny", { "parallelism.dp=2", "parallelism.pp=2", "training.global_batch=8", "training.micro_batch=1" });
+        StepEstimate e;
+        EstimateSchedule schedule;
+        std::string error;
+        QVERIFY2(estimateStep(*r, *gpuPreset("h100-sxm"), EstimateOptions {}, e, error, &schedule), error.c_str());
+        const nlohmann::ordered_json j =
+            chromeTraceJson(*r, e, schedule, stage < 0 ? std::nullopt : std::optional<int>(stage));
+        QVERIFY(j.contains("traceEvents"));
+        // rank_order tp, cp, ep, dp, pp with dp 2, pp 2: rank = dp + 2 * pp, so stage s holds ranks 2s and 2s+1,
+        // and stage 0's rank 0 sends to rank 2 (same dp coordinate, stage 1).
+        const std::map<int, std::string> processNames { { 0, "stage 0 (ranks 0-1)" }, { 1, "stage 1 (ranks 2-3)" } };
+        std::map<int, size_t> expectedEvents;
+        for (size_t c = 0; c < r->classes.size(); ++c)
+            if (stage < 0 || stage == int(c))
+                for (const ProgramNode& n : r->classes[c].nodes)
+                    expectedEvents[int(c)] += n.kind != NodeKind::Recv;
+        std::map<int, size_t> events;
+        std::map<int, std::string> names;
+        std::map<std::pair<int, int>, std::string> threads;
+        for (const auto& ev : j["traceEvents"]) {
+            const int pid = ev["pid"].get<int>();
+            const int tid = ev["tid"].get<int>();
+            if (ev["ph"] == "M") {
+                if (ev["name"] == "process_name")
+                    names[pid] = ev["args"]["name"].get<std::string>();
+                if (ev["name"] == "thread_name")
+                    threads[{ pid, tid }] = ev["args"]["name"].get<std::string>();
+                continue;
+            }
+            QCOMPARE(ev["ph"].get<std::string>(), std::string("X"));
+            ++events[pid];
+            const uint32_t index = ev["args"]["node"].get<uint32_t>();
+            const ScheduledNode& s = schedule.classes[size_t(pid)][index];
+            const ProgramNode& n = r->classes[size_t(pid)].nodes[index];
+            QCOMPARE(ev["name"].get<std::string>(), n.name);
+            QCOMPARE(ev["cat"].get<std::string>(), std::string(toString(n.kind)));
+            QCOMPARE(ev["ts"].get<double>(), s.startS * 1e6); // microseconds
+            QVERIFY(closeTo(ev["dur"].get<double>(), (s.endS - s.startS) * 1e6));
+            QCOMPARE(tid, n.kind == NodeKind::Compute ? 0 : 1);
+            if (n.kind == NodeKind::Compute) {
+                QCOMPARE(ev["args"]["flops"].get<int64_t>(), n.flops);
+                QCOMPARE(ev["args"]["pass"].get<std::string>(), std::string(toString(n.pass)));
+            } else if (n.kind == NodeKind::Collective) {
+                QCOMPARE(ev["args"]["collective"].get<std::string>(), std::string(toString(n.collective)));
+                QCOMPARE(ev["args"]["comm_bytes"].get<int64_t>(), n.bytes);
+                QCOMPARE(ev["args"]["group_size"].get<int64_t>(),
+                    int64_t(2)); // dp is the only axis of degree > 1 in a stage
+            } else {
+                QCOMPARE(ev["args"]["peer_stage"].get<int>(), 1 - pid);
+                QCOMPARE(ev["args"]["peer_rank"].get<int64_t>(), int64_t(2 * (1 - pid)));
+            }
+        }
+        QCOMPARE(events, expectedEvents);
+        for (const auto& [pid, count] : expectedEvents) {
+            QCOMPARE(names[pid], processNames.at(pid));
+            QCOMPARE(threads[std::make_pair(pid, 0)], std::string("compute"));
+            QCOMPARE(threads[std::make_pair(pid, 1)], std::string("communication"));
+        }
+        QCOMPARE(names.size(), expectedEvents.size());
+        QCOMPARE(j["otherData"]["iteration_time_s"].get<double>(), e.iterationTimeS);
+    }
+
+    void rankRanges_data()
+    {
+        QTest::addColumn<QList<qint64>>("ranks");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("none") << QList<qint64> {} << QStringLiteral("no ranks");
+        QTest::newRow("one") << QList<qint64> { 5 } << QStringLiteral("rank 5");
+        QTest::newRow("pair apart") << QList<qint64> { 0, 2 } << QStringLiteral("ranks 0, 2");
+        QTest::newRow("one range") << QList<qint64> { 4, 5, 6, 7 } << QStringLiteral("ranks 4-7");
+        QTest::newRow("four ranges") << QList<qint64> { 0, 1, 4, 5, 8, 9, 12 }
+                                     << QStringLiteral("ranks 0-1, 4-5, 8-9, 12");
+        QTest::newRow("truncated") << QList<qint64> { 0, 1, 4, 5, 8, 9, 12, 13, 16 }
+                                   << QStringLiteral("ranks 0-1, 4-5, 8-9, 12-13, \u2026, 9 ranks");
+    }
+
+    void rankRanges()
+    {
+        QFETCH(QList<qint64>, ranks);
+        QFETCH(QString, text);
+        QCOMPARE(QString::fromStdString(rankRangeText(std::vector<int64_t>(ranks.begin(), ranks.end()))), text);
+    }
+
+    void writeChromeTraceFile()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("trace.json"));
+        QFile old(path);
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.write("old contents");
+        old.close();
+        const nlohmann::ordered_json j = { { "traceEvents", nlohmann::ordered_json::array({ { { "ph", "X" } } }) } };
+        writeChromeTrace(path.toStdString(), j);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray(R"({"traceEvents":[{"ph":"X"}]})"));
+        // The temporary file was renamed: nothing else is left in the directory.
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList { QStringLiteral("trace.json") });
+
+        const std::string missing = dir.filePath(QStringLiteral("no/such/dir/trace.json")).toStdString();
+        try {
+            writeChromeTrace(missing, j);
+            QFAIL("writing into a missing directory succeeded");
+        } catch (const std::runtime_error& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find(missing) != std::string::npos, e.what());
+            QVERIFY2(what.find(std::strerror(ENOENT)) != std::string::npos, e.what());
+        }
     }
 };
 

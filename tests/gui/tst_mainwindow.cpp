@@ -255,7 +255,7 @@ private Q_SLOTS:
         MainWindow window(false);
         QCOMPARE(window.tabNames(),
             (QStringList { QStringLiteral("overview"), QStringLiteral("graph"), QStringLiteral("memory"),
-                QStringLiteral("communication"), QStringLiteral("report") }));
+                QStringLiteral("communication"), QStringLiteral("timeline"), QStringLiteral("report") }));
         QVERIFY(window.showTab(QStringLiteral("memory")));
         QVERIFY(window.showTab(QStringLiteral("report")));
         QVERIFY(window.showTab(QStringLiteral("Overview")));

@@ -11,6 +11,7 @@
 #include "session/configdocument.h"
 #include "session/synthesissession.h"
 #include "synthesis/synthesis.h"
+#include "timeline/timelineview.h"
 #include "version.h"
 #include "widgets/configeditor.h"
 #include "widgets/exportdialog.h"
@@ -104,6 +105,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     addResultView(new GraphView(this), tr("Graph"), QStringLiteral("graph"));
     addResultView(new MemoryView(this), tr("Memory"), QStringLiteral("memory"));
     addResultView(new CommView(this), tr("Communication"), QStringLiteral("communication"));
+    addResultView(new TimelineView(this), tr("Timeline"), QStringLiteral("timeline"));
     addResultView(m_report, tr("Report"), QStringLiteral("report"));
 
     m_synthesisTimer->setSingleShot(true);
@@ -296,6 +298,11 @@ std::shared_ptr<const SynthesisResult> MainWindow::shownResult() const
 int MainWindow::synthesisDelayMs() const
 {
     return m_synthesisTimer->interval();
+}
+
+void MainWindow::setSynthesisDelayMs(int ms)
+{
+    m_synthesisTimer->setInterval(std::max(0, ms));
 }
 
 bool MainWindow::openConfigOrPreset(const QString& pathOrPreset, const QStringList& overrides, QString* error)

@@ -71,6 +71,8 @@ public:
     std::shared_ptr<const SynthesisResult> shownResult() const;
     /// Debounce between an edit and the synthesis it triggers, in ms.
     int synthesisDelayMs() const;
+    /// Sets that debounce (benchmarks measure the work after it with 0).
+    void setSynthesisDelayMs(int ms);
 
 Q_SIGNALS:
     /// Every view has been given a new result.

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "timeline/timeaxis.h"
+#include "timeline/timelinedata.h"
+
+#include <QWidget>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace stagecraft {
+
+struct SynthesisResult;
+
+/// The Gantt chart of the Timeline tab. On top, the two streams of the shown rank class (compute and
+/// communication) as full-height lanes with the node names on wide bars; below, when there are several pipeline
+/// stages, the compute stream of every stage as a thinner lane (with its communication stream as a strip under it
+/// when there is room), so the pipeline's fill, steady state, drain and bubbles are visible (the shown class is
+/// highlighted; a click on a stage lane asks to show it). A time axis with 1-2-5 ticks runs along the top; a dashed
+/// line marks the end of the iteration.
+///
+/// Wheel: zoom around the cursor; drag: pan; double-click: fit. Tooltips name the node under the mouse. Painting
+/// walks only the visible spans of each lane (std::lower_bound) and merges spans thinner than a pixel into
+/// one-pixel columns (the colour of their longest member), so programs of 100k nodes repaint quickly.
+class TimelineChart : public QWidget
+{
+    Q_OBJECT
+public:
+    enum class LaneKind
+    {
+        Compute, ///< compute stream of the shown class
+        Communication, ///< communication stream of the shown class
+        Stage, ///< compute stream of one pipeline stage (the overview)
+        StageCommunication ///< communication stream of one stage, under its Stage lane when there is room
+    };
+    struct Lane
+    {
+        LaneKind kind = LaneKind::Compute;
+        int classIndex = 0;
+        QRectF rect; ///< the plot part of the lane (right of the labels)
+    };
+    /// The span under a point: its lane, its index in the lane's span vector and how many spans lie within two
+    /// pixels of the point (several when zoomed out).
+    struct Hit
+    {
+        Lane lane;
+        size_t span = 0;
+        int64_t nearby = 1;
+    };
+
+    explicit TimelineChart(QWidget* parent = nullptr);
+    ~TimelineChart() override;
+
+    /// Shows `data` (from buildTimelineData on `result`); null or failed data clears the chart. Fits the view.
+    void setTimeline(std::shared_ptr<const SynthesisResult> result, std::shared_ptr<const TimelineData> data);
+    void setCurrentClass(int classIndex);
+    int currentClass() const;
+
+    /// Shows the whole iteration.
+    void fit();
+    /// Shows [startS, startS + spanS] (clamped like a zoom).
+    void setVisibleRange(double startS, double spanS);
+    TimeAxis axis() const;
+
+    /// The lanes laid out for the current size, top to bottom.
+    std::vector<Lane> lanes() const;
+    /// The spans a lane draws (empty without data).
+    const std::vector<TimelineSpan>& spans(const Lane& lane) const;
+    std::optional<Hit> hitAt(const QPointF& pos) const;
+    /// The tooltip at `pos` (rich text), empty where there is no bar.
+    QString tooltipAt(const QPointF& pos) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+Q_SIGNALS:
+    /// The user clicked the overview lane of stage `classIndex`.
+    void classClicked(int classIndex);
+    void visibleRangeChanged();
+
+protected:
+    bool event(QEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+
+private:
+    QRectF plotRect() const;
+    void setAxis(const TimeAxis& axis);
+    double totalS() const;
+    void paintAxis(QPainter& p, const QRectF& plot);
+    void paintLane(QPainter& p, const Lane& lane);
+    /// Draws the visible part of `spans` into `rect`; wide bars get the node names of class `namesOf` (-1: none).
+    void paintSpans(QPainter& p, const std::vector<TimelineSpan>& spans, const QRectF& rect, int namesOf);
+
+    std::shared_ptr<const SynthesisResult> m_result;
+    std::shared_ptr<const TimelineData> m_data;
+    int m_class = 0;
+    TimeAxis m_axis;
+    bool m_fitted = true;
+    QPointF m_pressPos;
+    TimeAxis m_pressAxis;
+    bool m_pressed = false;
+    bool m_dragged = false;
+};
+
+} // namespace stagecraft

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "estimate/stepestimate.h"
+
+#include <QString>
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace stagecraft {
+
+struct SynthesisResult;
+
+/// How a bar of the timeline is drawn: the pass of a compute node, the type of a collective, or a send. The
+/// colours are those of the Graph view (TimelineStyle).
+enum class TimelineBarStyle : uint8_t
+{
+    Forward,
+    Backward,
+    Recompute,
+    Optimizer,
+    AllReduce,
+    AllGather,
+    ReduceScatter,
+    AllToAll,
+    Send
+};
+inline constexpr int kTimelineBarStyleCount = 9;
+
+/// One bar: a program node on a stream, seconds from the start of the iteration.
+struct TimelineSpan
+{
+    double startS = 0;
+    double endS = 0;
+    uint32_t node = 0; ///< index into ClassProgram::nodes
+    TimelineBarStyle style = TimelineBarStyle::Forward;
+};
+
+/// The two streams of one rank class. Each lane is sorted by start and its spans never overlap (one stream runs
+/// one node at a time), so the visible part is found with std::lower_bound on either end.
+struct TimelineLanes
+{
+    std::vector<TimelineSpan> compute;
+    std::vector<TimelineSpan> communication;
+};
+
+/// What the Timeline view shows: the step-time estimate of a result with its schedule, split into lanes. Built
+/// in a worker by buildTimelineData(); immutable afterwards and shared with the GUI thread.
+struct TimelineData
+{
+    bool ok = false;
+    QString error; ///< why there is no estimate (unknown GPU, no peak for the precision, deadlock...)
+    StepEstimate estimate;
+    EstimateSchedule schedule;
+    std::vector<TimelineLanes> classes; ///< index = class (pipeline stage)
+    double totalS = 0; ///< the latest end of any node: the iteration time
+    std::vector<QString> classRanks; ///< per class: "ranks 0-3, 8-11" (rankRangeText)
+    std::array<bool, kTimelineBarStyleCount> stylesUsed {}; ///< which bar styles occur (the legend shows those)
+};
+
+/// Runs estimateStep() with its schedule on the preset GPU of result.config.cluster.gpu (default options) and
+/// fills the lanes. Recv nodes take no stream and are left out of the lanes. Pure (no QObject); any thread.
+TimelineData buildTimelineData(const SynthesisResult& result);
+
+/// The bar style of a node that occupies a stream (compute, collective or send).
+TimelineBarStyle timelineBarStyle(const ProgramNode& node);
+
+} // namespace stagecraft

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+#include "timeline/timelineview.h"
+
+#include "estimate/chrometrace.h"
+#include "models/formatting.h"
+#include "synthesis/synthesis.h"
+#include "timeline/timeaxis.h"
+#include "timeline/timelinechart.h"
+#include "timeline/timelinestyle.h"
+#include "widgets/int64spinbox.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFrame>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <stdexcept>
+
+namespace stagecraft {
+
+namespace {
+
+    QString percent(double fraction)
+    {
+        return QString::number(fraction * 100.0, 'f', 1) + QLatin1Char('%');
+    }
+
+    /// Swatches of the bar styles that `data` uses (all of them without data).
+    QString legendHtml(const TimelineData* data)
+    {
+        QStringList entries;
+        for (int s = 0; s < kTimelineBarStyleCount; ++s) {
+            if (data && data->ok && !data->stylesUsed[static_cast<size_t>(s)])
+                continue;
+            const auto style = static_cast<TimelineBarStyle>(s);
+            entries << QStringLiteral("<span style='color:%1; font-size:14px'>\u25a0</span>&nbsp;%2")
+                           .arg(TimelineStyle::solidColor(style).name(), TimelineStyle::name(style));
+        }
+        return entries.join(QStringLiteral("&nbsp;&nbsp;&nbsp; "));
+    }
+
+    /// Writes the Chrome trace of every stage; the error text, empty on success. Any thread.
+    QString writeTrace(const SynthesisResult& result, const TimelineData& data, const QString& path)
+    {
+        try {
+            writeChromeTrace(path.toStdString(), chromeTraceJson(result, data.estimate, data.schedule));
+        } catch (const std::exception& e) {
+            return QString::fromStdString(e.what());
+        }
+        return {};
+    }
+
+} // namespace
+
+using TimelinePtr = std::shared_ptr<const TimelineData>;
+
+TimelineView::TimelineView(QWidget* parent)
+    : ResultView(parent)
+    , m_chart(new TimelineChart(this))
+    , m_classCombo(new QComboBox(this))
+    , m_rankSpin(new Int64SpinBox(this))
+    , m_rankClassLabel(new QLabel(this))
+    , m_fitButton(new QPushButton(tr("Fit"), this))
+    , m_exportButton(new QPushButton(tr("Export Chrome trace\u2026"), this))
+    , m_summary(new QLabel(this))
+    , m_message(new QLabel(this))
+    , m_legend(new QLabel(this))
+    , m_hint(new QLabel(this))
+    , m_staleBanner(new QLabel(this))
+{
+    m_pool.setMaxThreadCount(1);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Class:"), this));
+    m_classCombo->setToolTip(tr("A rank class: all ranks of one pipeline stage run the same schedule"));
+    m_classCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    controls->addWidget(m_classCombo);
+    controls->addSpacing(12);
+    controls->addWidget(new QLabel(tr("Rank:"), this));
+    m_rankSpin->setToolTip(tr("Pick any rank; the chart shows its class's schedule"));
+    m_rankSpin->setMinimumWidth(90);
+    controls->addWidget(m_rankSpin);
+    controls->addWidget(m_rankClassLabel);
+    controls->addStretch(1);
+    m_fitButton->setToolTip(tr("Show the whole iteration (double-click the chart does the same)"));
+    controls->addWidget(m_fitButton);
+    m_exportButton->setToolTip(tr("Save the schedule of every stage as Chrome trace JSON, which Perfetto and "
+                                  "chrome://tracing open (one process per stage, one thread per stream)"));
+    controls->addWidget(m_exportButton);
+
+    m_staleBanner->setText(tr("The config has changed and does not synthesize: this is the last good result."));
+    m_staleBanner->setStyleSheet(
+        QStringLiteral("QLabel { background: #fff3cd; color: #664d03; padding: 4px 8px; border-radius: 3px; }"));
+    m_staleBanner->hide();
+
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    m_message->setWordWrap(true);
+    m_message->setAlignment(Qt::AlignCenter);
+    m_message->setStyleSheet(QStringLiteral(
+        "QLabel { background: #f8d7da; color: #58151c; padding: 12px; border-radius: 3px; font-size: 13px; }"));
+    m_message->hide();
+
+    // The chart and its legend on one white card, as in the Memory tab.
+    auto* card = m_card = new QFrame(this);
+    card->setFrameShape(QFrame::StyledPanel);
+    card->setAutoFillBackground(true);
+    QPalette cardPalette = card->palette();
+    cardPalette.setColor(QPalette::Window, Qt::white);
+    card->setPalette(cardPalette);
+    auto* cardLayout = new QVBoxLayout(card);
+    cardLayout->setContentsMargins(0, 6, 0, 8);
+    cardLayout->setSpacing(4);
+    cardLayout->addWidget(m_chart);
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setWordWrap(true);
+    m_legend->setAlignment(Qt::AlignHCenter);
+    m_legend->setText(legendHtml(nullptr));
+    cardLayout->addWidget(m_legend);
+    m_hint->setText(tr("Wheel: zoom around the mouse \u00b7 drag: pan \u00b7 double-click or Fit: whole iteration "
+                       "\u00b7 hover a bar for its node \u00b7 bars thinner than a pixel are merged"));
+    m_hint->setAlignment(Qt::AlignHCenter);
+    m_hint->setStyleSheet(QStringLiteral("QLabel { color: #6c6c66; }"));
+    cardLayout->addWidget(m_hint);
+    cardLayout->addStretch(1);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_staleBanner);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_message);
+    layout->addWidget(card, 1);
+    layout->addStretch(0); // takes the room of the hidden card when the estimate failed
+
+    connect(m_classCombo, &QComboBox::activated, this, [this](int index) { showClass(index); });
+    connect(m_rankSpin, &Int64SpinBox::valueChanged, this, [this](qint64 rank) {
+        if (!m_syncing)
+            showRank(rank);
+    });
+    connect(m_fitButton, &QPushButton::clicked, m_chart, &TimelineChart::fit);
+    connect(m_exportButton, &QPushButton::clicked, this, &TimelineView::exportInteractively);
+    connect(m_chart, &TimelineChart::classClicked, this, &TimelineView::showClass);
+
+    setEnabled(false);
+}
+
+TimelineView::~TimelineView()
+{
+    // Running tasks hold their own copy of the result; wait so none outlives the pool.
+    m_pool.waitForDone();
+}
+
+void TimelineView::setResult(std::shared_ptr<const SynthesisResult> result)
+{
+    m_result = std::move(result);
+    m_syncing = true;
+    m_classCombo->clear();
+    if (m_result) {
+        for (const ClassSummary& s : m_result->summaries)
+            m_classCombo->addItem(
+                tr("stage %1 \u00b7 %2").arg(s.stage).arg(countNoun(s.ranks, tr("rank"), tr("ranks"))));
+        m_rankSpin->setRange(0, m_result->worldSize() - 1);
+    }
+    m_syncing = false;
+    setEnabled(m_result != nullptr);
+    if (!m_result)
+        return;
+    m_class = std::clamp(m_class, 0, static_cast<int>(m_result->classes.size()) - 1);
+    showClass(m_class);
+    requestTimeline();
+}
+
+void TimelineView::setStale(bool stale)
+{
+    m_staleBanner->setVisible(stale);
+}
+
+void TimelineView::showClass(int classIndex)
+{
+    if (!m_result || classIndex < 0 || static_cast<size_t>(classIndex) >= m_result->classes.size())
+        return;
+    m_class = classIndex;
+    m_syncing = true;
+    m_classCombo->setCurrentIndex(classIndex);
+    const qint64 example = m_result->summaries[static_cast<size_t>(classIndex)].exampleRank.value;
+    if (m_result->classOf(RankId { m_rankSpin->value() }) != classIndex)
+        m_rankSpin->setValue(example);
+    m_rankClassLabel->setText(tr("\u2192 stage %1").arg(m_result->classes[static_cast<size_t>(classIndex)].stage));
+    m_syncing = false;
+    m_chart->setCurrentClass(classIndex);
+    updateSummary();
+}
+
+void TimelineView::showRank(qint64 rank)
+{
+    if (!m_result)
+        return;
+    rank = std::clamp<qint64>(rank, 0, m_result->worldSize() - 1);
+    if (m_rankSpin->value() != rank) {
+        m_syncing = true;
+        m_rankSpin->setValue(rank);
+        m_syncing = false;
+    }
+    const int cls = m_result->classOf(RankId { rank });
+    if (cls != m_class)
+        showClass(cls);
+}
+
+int TimelineView::currentClass() const
+{
+    return m_class;
+}
+
+qint64 TimelineView::currentRank() const
+{
+    return m_rankSpin->value();
+}
+
+std::shared_ptr<const TimelineData> TimelineView::timelineData() const
+{
+    return m_data;
+}
+
+bool TimelineView::isUpdating() const
+{
+    return m_pending > 0;
+}
+
+void TimelineView::requestTimeline()
+{
+    if (!m_result)
+        return;
+    const quint64 generation = ++m_generation;
+    // The worker gets a copy of the shared (immutable) result only.
+    auto future = QtConcurrent::run(
+        &m_pool, [result = m_result] { return std::make_shared<const TimelineData>(buildTimelineData(*result)); });
+    std::shared_ptr<const SynthesisResult> result = m_result;
+    auto* watcher = new QFutureWatcher<TimelinePtr>(this);
+    ++m_pending;
+    connect(watcher, &QFutureWatcher<TimelinePtr>::finished, this, [this, watcher, generation, result] {
+        --m_pending;
+        watcher->deleteLater();
+        if (generation != m_generation || watcher->future().resultCount() == 0)
+            return;
+        applyTimeline(result, watcher->future().result());
+    });
+    watcher->setFuture(future);
+}
+
+void TimelineView::applyTimeline(
+    std::shared_ptr<const SynthesisResult> result, std::shared_ptr<const TimelineData> data)
+{
+    m_dataResult = std::move(result);
+    m_data = std::move(data);
+    const bool ok = m_data && m_data->ok;
+    if (!ok) {
+        m_message->setText(
+            tr("No timeline: the step-time estimate failed.\n%1").arg(m_data ? m_data->error : tr("no estimate")));
+    }
+    m_message->setVisible(!ok);
+    m_card->setVisible(ok);
+    m_chart->setTimeline(m_dataResult, m_data);
+    m_chart->setCurrentClass(m_class);
+    m_legend->setText(legendHtml(m_data.get()));
+    m_legend->setVisible(ok);
+    m_hint->setVisible(ok);
+    m_exportButton->setEnabled(ok && !m_exporting);
+    m_fitButton->setEnabled(ok);
+    updateSummary();
+    Q_EMIT timelineAvailable();
+}
+
+void TimelineView::updateSummary()
+{
+    if (!m_result || !m_data || !m_data->ok || static_cast<size_t>(m_class) >= m_data->estimate.classes.size()) {
+        m_summary->clear();
+        m_summary->setVisible(false);
+        return;
+    }
+    const StepEstimate& e = m_data->estimate;
+    const ClassEstimate& c = e.classes[static_cast<size_t>(m_class)];
+    const QString ranks = static_cast<size_t>(m_class) < m_data->classRanks.size()
+        ? m_data->classRanks[static_cast<size_t>(m_class)]
+        : QString();
+    const double busy = c.stepTimeS > 0 ? c.computeTimeS / c.stepTimeS : 0;
+    m_summary->setText(
+        tr("<b>Stage %1</b> (%2): step %3 \u00b7 compute busy %4 (%5) \u00b7 exposed communication %6 \u00b7 "
+           "bubble %7 &nbsp;&mdash;&nbsp; <b>plan</b>: iteration %8, MFU %9 on %10")
+            .arg(c.stage)
+            .arg(ranks, formatDuration(c.stepTimeS), formatDuration(c.computeTimeS), percent(busy),
+                formatDuration(c.exposedCommunicationS), percent(c.bubbleFraction), formatDuration(e.iterationTimeS),
+                percent(e.mfu))
+            .arg(QString::fromStdString(e.gpu).toHtmlEscaped()));
+    m_summary->setVisible(true);
+}
+
+bool TimelineView::exportChromeTrace(const QString& path, QString* error) const
+{
+    if (!m_dataResult || !m_data || !m_data->ok) {
+        if (error)
+            *error = m_data && !m_data->error.isEmpty() ? m_data->error : tr("no step-time estimate to export");
+        return false;
+    }
+    const QString message = writeTrace(*m_dataResult, *m_data, path);
+    if (error)
+        *error = message;
+    return message.isEmpty();
+}
+
+void TimelineView::exportInteractively()
+{
+    if (!m_dataResult || !m_data || !m_data->ok)
+        return;
+    const QString suggested = QStringLiteral("%1-timeline.json").arg(QString::fromStdString(m_dataResult->config.name));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Chrome trace"), suggested, tr("Chrome trace JSON (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    // A plan of 100k nodes per stage makes a trace of tens of MB: written in the worker, the tab stays responsive.
+    m_exporting = true;
+    m_exportButton->setEnabled(false);
+    m_exportButton->setText(tr("Exporting\u2026"));
+    auto future = QtConcurrent::run(
+        &m_pool, [result = m_dataResult, data = m_data, path] { return writeTrace(*result, *data, path); });
+    auto* watcher = new QFutureWatcher<QString>(this);
+    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path] {
+        watcher->deleteLater();
+        m_exporting = false;
+        m_exportButton->setText(tr("Export Chrome trace\u2026"));
+        m_exportButton->setEnabled(m_data && m_data->ok);
+        const QString error = watcher->future().resultCount() > 0 ? watcher->future().result() : tr("cancelled");
+        if (!error.isEmpty())
+            QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1: %2").arg(path, error));
+    });
+    watcher->setFuture(future);
+}
+
+TimelineChart* TimelineView::chart() const
+{
+    return m_chart;
+}
+
+QLabel* TimelineView::summaryLabel() const
+{
+    return m_summary;
+}
+
+QLabel* TimelineView::messageLabel() const
+{
+    return m_message;
+}
+
+} // namespace stagecraft
