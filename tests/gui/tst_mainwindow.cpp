@@ -6,6 +6,7 @@
 #include "models/overviewmodel.h"
 #include "session/configdocument.h"
 #include "session/synthesissession.h"
+#include "sweep/sweepview.h"
 #include "synthesis/synthesis.h"
 #include "widgets/configeditor.h"
 #include "widgets/configform.h"
@@ -18,6 +19,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QUndoStack>
@@ -250,12 +252,43 @@ private Q_SLOTS:
         QCOMPARE(window.document()->config().parallelism.tp, int64_t(2));
     }
 
+    void sweepPlanLoadsIntoTheEditor()
+    {
+        // tiny on 4 GPUs: run the Sweep tab, load its fastest plan; the document takes the plan as one undoable
+        // edit, the next synthesis shows its world (dp*tp*pp*cp = 4), and Undo restores the preset's single GPU.
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QVERIFY(window.newFromPreset(QStringLiteral("tiny")));
+        QVERIFY(shown.wait(kTimeoutMs));
+        auto* sweep = window.findChild<SweepView*>();
+        QVERIFY(sweep);
+        sweep->gpusSpin()->setValue(4);
+        QSignalSpy finished(sweep, &SweepView::sweepFinished);
+        QVERIFY(sweep->runSweep());
+        QVERIFY(finished.wait(kTimeoutMs));
+        QVERIFY(!sweep->sweepResult()->ranked.empty());
+        const SweepCandidate best = sweep->sweepResult()->ranked.front();
+        QVERIFY(sweep->chooseRow(0));
+        const Config& edited = window.document()->config();
+        QCOMPARE(edited.parallelism.dp, best.dp);
+        QCOMPARE(edited.parallelism.tp, best.tp);
+        QCOMPARE(edited.parallelism.pp, best.pp);
+        QCOMPARE(edited.parallelism.cp, best.cp);
+        QCOMPARE(edited.training.microBatch, best.microBatch);
+        QCOMPARE(edited.parallelism.worldSize(), int64_t(4));
+        QVERIFY(shown.wait(kTimeoutMs));
+        QCOMPARE(window.shownResult()->worldSize(), int64_t(4));
+        window.document()->undoStack()->undo();
+        QCOMPARE(window.document()->config().parallelism.worldSize(), int64_t(1));
+    }
+
     void tabsByName()
     {
         MainWindow window(false);
         QCOMPARE(window.tabNames(),
             (QStringList { QStringLiteral("overview"), QStringLiteral("graph"), QStringLiteral("memory"),
-                QStringLiteral("communication"), QStringLiteral("timeline"), QStringLiteral("report") }));
+                QStringLiteral("communication"), QStringLiteral("timeline"), QStringLiteral("sweep"),
+                QStringLiteral("report") }));
         QVERIFY(window.showTab(QStringLiteral("memory")));
         QVERIFY(window.showTab(QStringLiteral("report")));
         QVERIFY(window.showTab(QStringLiteral("Overview")));

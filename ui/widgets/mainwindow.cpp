@@ -10,6 +10,7 @@
 #include "models/formatting.h"
 #include "session/configdocument.h"
 #include "session/synthesissession.h"
+#include "sweep/sweepview.h"
 #include "synthesis/synthesis.h"
 #include "timeline/timelineview.h"
 #include "version.h"
@@ -106,6 +107,12 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     addResultView(new MemoryView(this), tr("Memory"), QStringLiteral("memory"));
     addResultView(new CommView(this), tr("Communication"), QStringLiteral("communication"));
     addResultView(new TimelineView(this), tr("Timeline"), QStringLiteral("timeline"));
+    auto* sweep = new SweepView(this);
+    addResultView(sweep, tr("Sweep"), QStringLiteral("sweep"));
+    connect(sweep, &SweepView::planChosen, this, [this](const Config& config) {
+        m_document->edit(config, tr("Load Sweep Plan"));
+        setStatus(tr("Loaded the sweep's plan: %1 GPUs; Undo (Ctrl+Z) goes back").arg(config.parallelism.worldSize()));
+    });
     addResultView(m_report, tr("Report"), QStringLiteral("report"));
 
     m_synthesisTimer->setSingleShot(true);

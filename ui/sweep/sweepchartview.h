@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "sweep/sweepplan.h"
+
+#include <QChartView>
+#include <QColor>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QCategoryAxis;
+class QLineSeries;
+class QScatterSeries;
+class QValueAxis;
+
+namespace stagecraft {
+
+/// Step time against peak memory per GPU for every plan of a sweep: fitting plans in blue, out-of-memory plans in
+/// grey, the HBM capacity as a vertical dashed line, the Pareto front of the fitting plans as an orange staircase
+/// (the best step time reachable within a memory budget) with its points, and the current config's plan as a star.
+/// The time axis is logarithmic when the drawn times span more than a factor of 20. Out-of-memory plans beyond
+/// 2.5 x HBM are not drawn (they would squeeze the fitting ones; the legend counts them). Hovering shows a plan's
+/// tooltip; a click emits planClicked(). Series are refilled with one QXYSeries::replace() each.
+class SweepChartView : public QChartView
+{
+    Q_OBJECT
+public:
+    explicit SweepChartView(QWidget* parent = nullptr);
+    ~SweepChartView() override;
+
+    /// Shows `result` (null: the empty chart) with its Pareto front `pareto` (indices into `ranked`, by ascending
+    /// peak), headed by `title`.
+    void setSweep(std::shared_ptr<const SweepResult> result, const std::vector<int>& pareto, const QString& title);
+    /// Marks `plan` (invalid: none) as the current config's plan.
+    void setCurrentPlan(SweepPlanRef plan);
+    SweepPlanRef currentPlan() const;
+    /// Rings `plan` (invalid: none), e.g. the row selected in a table.
+    void setHighlightedPlan(SweepPlanRef plan);
+
+    /// The drawn plan nearest to `viewPos` (viewport coordinates) within 8 px; invalid when there is none.
+    SweepPlanRef planAt(const QPointF& viewPos) const;
+    /// Where `plan` is drawn in viewport coordinates; nullopt when it is not drawn.
+    std::optional<QPointF> viewPosition(SweepPlanRef plan) const;
+    /// The hover text of `plan`: the plan, step time, MFU, peak memory and where it stands (rich text).
+    QString toolTipText(SweepPlanRef plan) const;
+
+    /// The legend as rich text (a swatch and the name of every shown series); the view shows it under the chart.
+    QString legendHtml() const;
+    bool isTimeAxisLogarithmic() const;
+    /// Out-of-memory plans not drawn because their peak is beyond the memory axis.
+    int hiddenOutOfMemoryCount() const;
+    QScatterSeries* fittingSeries() const;
+    QScatterSeries* outOfMemorySeries() const;
+    QLineSeries* paretoSeries() const;
+    QScatterSeries* paretoPointSeries() const;
+    QScatterSeries* currentSeries() const;
+    QLineSeries* hbmSeries() const;
+    QValueAxis* memoryAxis() const;
+    QCategoryAxis* timeAxis() const;
+
+Q_SIGNALS:
+    void planClicked(stagecraft::SweepPlanRef plan);
+    /// The plan under the mouse changed (invalid: none).
+    void planHovered(stagecraft::SweepPlanRef plan);
+
+protected:
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    QPointF valueOf(const SweepCandidate& plan) const;
+    void setMarker(QScatterSeries* series, SweepPlanRef plan);
+    void updateHitCache() const;
+
+    struct LegendEntry
+    {
+        QColor color;
+        QString symbol; ///< HTML
+        QString name;
+    };
+    struct Hit
+    {
+        SweepPlanRef plan;
+        QPointF viewPos;
+    };
+
+    std::shared_ptr<const SweepResult> m_result;
+    std::vector<int> m_outOfMemory; ///< indices into `rejected` of the drawn out-of-memory plans, in series order
+    std::vector<char> m_paretoMember;
+    SweepPlanRef m_current;
+    SweepPlanRef m_highlighted;
+    SweepPlanRef m_hovered;
+    int m_hiddenOutOfMemory = 0;
+    bool m_logTime = false;
+    double m_unitBytes = 1;
+    double m_unitSeconds = 1;
+    QScatterSeries* m_fitting;
+    QScatterSeries* m_oom;
+    QLineSeries* m_pareto;
+    QScatterSeries* m_paretoPoints;
+    QScatterSeries* m_currentMarker;
+    QScatterSeries* m_highlightMarker;
+    QScatterSeries* m_hoverMarker;
+    QLineSeries* m_hbm;
+    QValueAxis* m_axisX;
+    QCategoryAxis* m_axisY;
+    std::vector<LegendEntry> m_legendEntries;
+    mutable std::vector<Hit> m_hits;
+    mutable bool m_hitsValid = false;
+};
+
+} // namespace stagecraft

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+#include "sweep/sweepplan.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace stagecraft {
+
+const SweepCandidate* sweepCandidate(const SweepResult& result, SweepPlanRef ref)
+{
+    const std::vector<SweepCandidate>& list = ref.fitting ? result.ranked : result.rejected;
+    if (ref.index < 0 || static_cast<size_t>(ref.index) >= list.size())
+        return nullptr;
+    return &list[static_cast<size_t>(ref.index)];
+}
+
+Config configForSweepPlan(const Config& base, const SweepCandidate& plan)
+{
+    Config config = base;
+    ParallelismConfig& p = config.parallelism;
+    p.dp = plan.dp;
+    p.tp = plan.tp;
+    p.pp = plan.pp;
+    p.cp = plan.cp;
+    p.ep = plan.ep;
+    p.zero = plan.zero;
+    p.sequenceParallel = plan.sequenceParallel;
+    config.training.microBatch = plan.microBatch;
+    config.training.recompute = plan.recompute;
+    return config;
+}
+
+bool isSweepPlan(const Config& config, const SweepCandidate& plan)
+{
+    return configForSweepPlan(config, plan) == config;
+}
+
+SweepPlanRef findSweepPlan(const SweepResult& result, const Config& config)
+{
+    if (config.parallelism.worldSize() != result.gpus)
+        return {};
+    for (bool fitting : { true, false }) {
+        const std::vector<SweepCandidate>& list = fitting ? result.ranked : result.rejected;
+        for (size_t i = 0; i < list.size(); ++i)
+            if (isSweepPlan(config, list[i]))
+                return { fitting, static_cast<int>(i) };
+    }
+    return {};
+}
+
+bool sameSweepInputs(const Config& a, const Config& b)
+{
+    const SweepCandidate neutral;
+    return configForSweepPlan(a, neutral) == configForSweepPlan(b, neutral);
+}
+
+std::vector<int> sweepParetoFront(const std::vector<SweepCandidate>& ranked)
+{
+    std::vector<int> order(ranked.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+        const SweepCandidate& x = ranked[static_cast<size_t>(a)];
+        const SweepCandidate& y = ranked[static_cast<size_t>(b)];
+        if (x.peakBytes != y.peakBytes)
+            return x.peakBytes < y.peakBytes;
+        if (x.stepTimeS != y.stepTimeS)
+            return x.stepTimeS < y.stepTimeS;
+        return a < b;
+    });
+    std::vector<int> front;
+    bool any = false;
+    double best = 0; // the lowest step time among plans with a strictly smaller peak
+    for (size_t i = 0; i < order.size();) {
+        // One group of equal peaks: its fastest plans (ties included: equal points do not dominate each other) are
+        // on the front unless a smaller plan is at least as fast.
+        const int64_t peak = ranked[static_cast<size_t>(order[i])].peakBytes;
+        const double fastest = ranked[static_cast<size_t>(order[i])].stepTimeS;
+        size_t end = i;
+        while (end < order.size() && ranked[static_cast<size_t>(order[end])].peakBytes == peak)
+            ++end;
+        if (!any || fastest < best) {
+            for (size_t k = i; k < end && ranked[static_cast<size_t>(order[k])].stepTimeS == fastest; ++k)
+                front.push_back(order[k]);
+            best = fastest;
+            any = true;
+        }
+        i = end;
+    }
+    return front;
+}
+
+QString sweepPlanText(const SweepCandidate& plan)
+{
+    QString text = QStringLiteral("dp %1 \u00b7 tp %2 \u00b7 pp %3 \u00b7 cp %4 \u00b7 ep %5 \u00b7 mb %6 \u00b7 "
+                                  "recompute %7 \u00b7 ZeRO %8")
+                       .arg(plan.dp)
+                       .arg(plan.tp)
+                       .arg(plan.pp)
+                       .arg(plan.cp)
+                       .arg(plan.ep)
+                       .arg(plan.microBatch)
+                       .arg(QLatin1String(toString(plan.recompute)))
+                       .arg(plan.zero);
+    if (plan.sequenceParallel)
+        text += QStringLiteral(" \u00b7 SP");
+    return text;
+}
+
+QString formatStepTime(double seconds)
+{
+    // Thresholds sit where three significant digits round up into the next unit or decade ("1000 ms" -> "1.00 s").
+    double value = seconds;
+    QString unit = QStringLiteral("s");
+    if (seconds > 0 && seconds < 0.0009995) {
+        value = seconds * 1e6;
+        unit = QStringLiteral("\u00b5s");
+    } else if (seconds > 0 && seconds < 0.9995) {
+        value = seconds * 1e3;
+        unit = QStringLiteral("ms");
+    }
+    const int decimals = value >= 99.95 ? 0 : value >= 9.995 ? 1 : 2;
+    return QString::number(value, 'f', decimals) + QLatin1Char(' ') + unit;
+}
+
+} // namespace stagecraft

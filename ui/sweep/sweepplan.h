@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "config/config.h"
+#include "estimate/sweep.h"
+
+#include <QString>
+#include <vector>
+
+namespace stagecraft {
+
+/// One plan of a SweepResult: index `index` of `ranked` (fitting) or of `rejected`. Invalid when index < 0.
+struct SweepPlanRef
+{
+    bool fitting = true;
+    int index = -1;
+
+    bool isValid() const
+    {
+        return index >= 0;
+    }
+    friend bool operator==(const SweepPlanRef&, const SweepPlanRef&) = default;
+};
+
+/// The plan `ref` points at, or null when it is invalid or out of range.
+const SweepCandidate* sweepCandidate(const SweepResult& result, SweepPlanRef ref);
+
+/// `base` with the plan's fields set: parallelism dp, tp, pp, cp, ep, zero, sequence_parallel and training
+/// micro_batch, recompute. Everything else (model, batch, schedule, rank order, cluster) stays as in `base`.
+Config configForSweepPlan(const Config& base, const SweepCandidate& plan);
+
+/// True when `config` is exactly the plan (the nine fields above; sequence parallelism included).
+bool isSweepPlan(const Config& config, const SweepCandidate& plan);
+
+/// The plan of `config` among the candidates of `result` (fitting first, then rejected); invalid when the config's
+/// world is not the swept GPU count or no candidate matches.
+SweepPlanRef findSweepPlan(const SweepResult& result, const Config& config);
+
+/// True when `a` and `b` differ at most in the fields a sweep plan sets (see configForSweepPlan), i.e. a sweep of
+/// one is a sweep of the other.
+bool sameSweepInputs(const Config& a, const Config& b);
+
+/// The Pareto front of the fitting plans: indices into `ranked` of the plans that no other plan dominates (a plan
+/// dominates another when its step time and its peak memory are both lower or equal, and one of them is lower).
+/// Ordered by ascending peak memory (so by descending step time). O(n log n).
+std::vector<int> sweepParetoFront(const std::vector<SweepCandidate>& ranked);
+
+/// "dp 16 · tp 8 · pp 8 · cp 1 · ep 1 · mb 1 · recompute selective · ZeRO 1 · SP"
+QString sweepPlanText(const SweepCandidate& plan);
+
+/// A step time with three significant digits and a unit: "7.41 s", "812 ms", "35.2 µs".
+QString formatStepTime(double seconds);
+
+} // namespace stagecraft

@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: MIT
+#include "sweep/sweepview.h"
+
+#include "config/configvalidator.h"
+#include "estimate/stepestimate.h"
+#include "models/formatting.h"
+#include "sweep/sweepchartview.h"
+#include "sweep/sweepmodel.h"
+#include "sweep/sweepprogress.h"
+#include "sweep/sweeprejectedmodel.h"
+#include "synthesis/synthesis.h"
+
+#include <QElapsedTimer>
+#include <QFrame>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QRegularExpressionValidator>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace stagecraft {
+
+namespace {
+
+    std::optional<std::vector<int64_t>> parseMicroBatches(const QString& text)
+    {
+        std::vector<int64_t> out;
+        for (const QString& part : text.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
+            bool ok = false;
+            const qint64 value = part.toLongLong(&ok);
+            if (!ok || value < 1)
+                return std::nullopt;
+            out.push_back(value);
+        }
+        if (out.empty())
+            return std::nullopt;
+        return out;
+    }
+
+    QString microBatchText(const std::vector<int64_t>& values)
+    {
+        QStringList parts;
+        for (int64_t v : values)
+            parts << QString::number(v);
+        return parts.join(QStringLiteral(", "));
+    }
+
+    void setupTableLook(QAbstractItemView* view, int rowHeight)
+    {
+        view->setSelectionBehavior(QAbstractItemView::SelectRows);
+        view->setSelectionMode(QAbstractItemView::SingleSelection);
+        view->setAlternatingRowColors(true);
+        view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+        if (auto* table = qobject_cast<QTableView*>(view)) {
+            table->setWordWrap(false);
+            table->verticalHeader()->hide();
+            table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+            table->verticalHeader()->setDefaultSectionSize(rowHeight);
+        }
+    }
+
+} // namespace
+
+SweepView::SweepView(QWidget* parent)
+    : ResultView(parent)
+    , m_model(new SweepModel(this))
+    , m_rejectedModel(new SweepRejectedModel(this))
+    , m_proxy(new QSortFilterProxyModel(this))
+    , m_chart(new SweepChartView(this))
+    , m_table(new QTableView(this))
+    , m_rejectedTree(new QTreeView(this))
+    , m_tabs(new QTabWidget(this))
+    , m_gpusSpin(new QSpinBox(this))
+    , m_microBatchEdit(new QLineEdit(this))
+    , m_runButton(new QPushButton(tr("Run sweep"), this))
+    , m_progressBar(new QProgressBar(this))
+    , m_statusLabel(new QLabel(this))
+    , m_banner(new QLabel(this))
+    , m_legend(new QLabel(this))
+{
+    m_pool.setMaxThreadCount(1);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("GPUs:"), this));
+    m_gpusSpin->setRange(1, static_cast<int>(kMaxWorldSize));
+    m_gpusSpin->setMinimumWidth(90);
+    m_gpusSpin->setToolTip(tr("GPUs to plan for: every plan has dp \u00d7 tp \u00d7 pp \u00d7 cp equal to this. "
+                              "Follows the current config's world size until you change it."));
+    controls->addWidget(m_gpusSpin);
+    controls->addSpacing(12);
+    controls->addWidget(new QLabel(tr("Micro-batch sizes:"), this));
+    m_microBatchEdit->setText(microBatchText(SweepOptions {}.microBatches));
+    m_microBatchEdit->setValidator(
+        new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9,\\s]*")), m_microBatchEdit));
+    m_microBatchEdit->setToolTip(tr("Micro-batch sizes tried, e.g. \u201c1, 2, 4\u201d (those dividing the "
+                                    "per-replica batch)"));
+    m_microBatchEdit->setMaximumWidth(140);
+    controls->addWidget(m_microBatchEdit);
+    controls->addSpacing(12);
+    m_runButton->setToolTip(tr("Estimate every (dp, tp, pp, cp, ep, micro-batch, recompute, ZeRO) plan for this many "
+                               "GPUs; large models take seconds"));
+    m_runButton->setMinimumWidth(m_runButton->fontMetrics().horizontalAdvance(tr("Run sweep")) + 40);
+    controls->addWidget(m_runButton);
+    m_progressBar->setRange(0, 1000);
+    m_progressBar->setTextVisible(true);
+    m_progressBar->setFormat(QStringLiteral("%p%"));
+    m_progressBar->setMaximumWidth(220);
+    m_progressBar->hide();
+    controls->addWidget(m_progressBar);
+    controls->addSpacing(12);
+    m_statusLabel->setTextFormat(Qt::PlainText);
+    m_statusLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    controls->addWidget(m_statusLabel, 1);
+
+    m_banner->setStyleSheet(
+        QStringLiteral("QLabel { background: #fff3cd; color: #664d03; padding: 4px 8px; border-radius: 3px; }"));
+    m_banner->setWordWrap(true);
+    m_banner->hide();
+
+    const int rowHeight = fontMetrics().height() + 6;
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(SweepModel::SortRole);
+    m_table->setModel(m_proxy);
+    setupTableLook(m_table, rowHeight);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(SweepModel::RankColumn, Qt::AscendingOrder);
+    m_table->horizontalHeader()->setMinimumSectionSize(24);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+
+    m_rejectedTree->setModel(m_rejectedModel);
+    setupTableLook(m_rejectedTree, rowHeight);
+    m_rejectedTree->setUniformRowHeights(true);
+    m_rejectedTree->header()->setStretchLastSection(false);
+    m_rejectedTree->header()->setMinimumSectionSize(24);
+    m_rejectedTree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_rejectedTree->header()->setSectionResizeMode(SweepRejectedModel::ReasonColumn, QHeaderView::Interactive);
+    m_rejectedTree->setColumnWidth(SweepRejectedModel::ReasonColumn, 260);
+
+    m_tabs->addTab(m_table, tr("Fitting plans"));
+    m_tabs->addTab(m_rejectedTree, tr("Rejected plans"));
+
+    auto* hint = new QLabel(tr("Click a point or double-click a row to load its plan into the editor (undoable). "
+                               "Bold rows are on the Pareto front."),
+        this);
+    hint->setWordWrap(true);
+    hint->setStyleSheet(QStringLiteral("QLabel { color: palette(mid); }"));
+    auto* side = new QWidget(this);
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    sideLayout->addWidget(m_tabs, 1);
+    sideLayout->addWidget(hint);
+
+    auto* card = new QFrame(this);
+    card->setFrameShape(QFrame::StyledPanel);
+    card->setAutoFillBackground(true);
+    QPalette cardPalette = card->palette();
+    cardPalette.setColor(QPalette::Window, Qt::white);
+    card->setPalette(cardPalette);
+    auto* cardLayout = new QVBoxLayout(card);
+    cardLayout->setContentsMargins(0, 0, 0, 8);
+    cardLayout->setSpacing(0);
+    cardLayout->addWidget(m_chart, 1);
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setWordWrap(true);
+    m_legend->setAlignment(Qt::AlignHCenter);
+    m_legend->setContentsMargins(12, 0, 12, 0);
+    cardLayout->addWidget(m_legend);
+
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(card);
+    splitter->addWidget(side);
+    // The table needs about 740 px for its columns; the chart takes the rest.
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({ 640, 740 });
+    splitter->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_banner);
+    layout->addWidget(splitter, 1);
+
+    connect(m_gpusSpin, &QSpinBox::valueChanged, this, [this](int value) {
+        if (!m_syncing)
+            m_gpusEdited = !m_config || value != m_config->parallelism.worldSize();
+    });
+    connect(m_runButton, &QPushButton::clicked, this, [this] {
+        if (isRunning())
+            cancel();
+        else
+            runSweep();
+    });
+    connect(m_microBatchEdit, &QLineEdit::returnPressed, this, [this] {
+        if (!isRunning())
+            runSweep();
+    });
+    connect(m_table, &QTableView::activated, this,
+        [this](const QModelIndex& index) { chooseRow(m_proxy->mapToSource(index).row()); });
+    connect(
+        m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+            const int row = current.isValid() ? m_proxy->mapToSource(current).row() : -1;
+            m_chart->setHighlightedPlan(row >= 0 ? SweepPlanRef { true, row } : SweepPlanRef {});
+        });
+    connect(m_rejectedTree, &QTreeView::activated, this, [this](const QModelIndex& index) {
+        const int i = m_rejectedModel->rejectedIndex(index);
+        if (i >= 0)
+            choosePlan({ false, i });
+    });
+    connect(m_rejectedTree->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) {
+            const int i = m_rejectedModel->rejectedIndex(current);
+            m_chart->setHighlightedPlan(i >= 0 ? SweepPlanRef { false, i } : SweepPlanRef {});
+        });
+    connect(m_chart, &SweepChartView::planClicked, this, [this](SweepPlanRef plan) {
+        // Show the plan in its table, then load it.
+        if (plan.fitting) {
+            m_tabs->setCurrentWidget(m_table);
+            m_table->setCurrentIndex(m_proxy->mapFromSource(m_model->index(plan.index, 0)));
+        }
+        choosePlan(plan);
+    });
+
+    m_chart->setSweep(nullptr, {}, tr("Press \u201cRun sweep\u201d to rank every plan for the GPU count"));
+    m_statusLabel->setText(tr("No sweep yet."));
+    setEnabled(false);
+}
+
+SweepView::~SweepView()
+{
+    // The worker uses m_progress and its own copies only; stop it and wait so none outlives the pool.
+    if (m_progress)
+        m_progress->cancel();
+    m_pool.waitForDone();
+}
+
+Config SweepView::planConfig(const Config& base, const SweepCandidate& plan)
+{
+    return configForSweepPlan(base, plan);
+}
+
+void SweepView::setResult(std::shared_ptr<const SynthesisResult> result)
+{
+    if (!result)
+        return;
+    m_config = result->config;
+    setEnabled(true);
+    const int world = static_cast<int>(std::min<int64_t>(m_config->parallelism.worldSize(), kMaxWorldSize));
+    if (!m_gpusEdited || m_gpusSpin->value() == world) {
+        m_syncing = true;
+        m_gpusSpin->setValue(world);
+        m_syncing = false;
+        m_gpusEdited = false;
+    }
+    updateCurrentPlan();
+    updateBanner();
+}
+
+void SweepView::setStale(bool stale)
+{
+    m_stale = stale;
+    updateBanner();
+}
+
+bool SweepView::runSweep()
+{
+    if (isRunning())
+        cancel();
+    if (!m_config) {
+        fail(tr("No config to sweep yet."));
+        return false;
+    }
+    std::string error;
+    const std::optional<GpuSpec> gpu = gpuForConfig(*m_config, error);
+    if (!gpu) {
+        fail(QString::fromStdString(error));
+        return false;
+    }
+    const std::optional<std::vector<int64_t>> microBatches = parseMicroBatches(m_microBatchEdit->text());
+    if (!microBatches) {
+        fail(tr("Micro-batch sizes: expected positive integers separated by commas, found \u201c%1\u201d")
+                 .arg(m_microBatchEdit->text()));
+        return false;
+    }
+    SweepOptions sweepOptions;
+    sweepOptions.microBatches = *microBatches;
+    const Config config = *m_config;
+    const int64_t gpus = m_gpusSpin->value();
+    const quint64 generation = ++m_generation;
+    m_runningGeneration = generation;
+    auto* progress = new SweepProgress(this);
+    m_progress = progress;
+    connect(progress, &SweepProgress::progressed, this, [this, generation](double fraction) {
+        if (generation == m_runningGeneration)
+            m_progressBar->setValue(static_cast<int>(fraction * 1000));
+    });
+
+    // The worker gets copies only; `progress` stays alive until the watcher below has seen the end.
+    auto future = QtConcurrent::run(&m_pool, [config, gpus, gpu = *gpu, sweepOptions, progress] {
+        QElapsedTimer timer;
+        timer.start();
+        Outcome outcome;
+        if (progress->cancelled()) {
+            auto result = std::make_shared<SweepResult>();
+            result->cancelled = true;
+            outcome.result = std::move(result);
+            return outcome;
+        }
+        outcome.result =
+            std::make_shared<const SweepResult>(sweep(config, gpus, gpu, EstimateOptions {}, progress, sweepOptions));
+        outcome.durationS = static_cast<double>(timer.nsecsElapsed()) * 1e-9;
+        return outcome;
+    });
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, progress, generation, config] {
+        watcher->deleteLater();
+        progress->deleteLater();
+        if (m_progress == progress)
+            m_progress = nullptr;
+        const Outcome outcome = watcher->future().resultCount() > 0 ? watcher->future().result() : Outcome {};
+        if (generation != m_runningGeneration) {
+            // Cancelled, or superseded by a newer run (which cancelled it).
+            if (m_runningGeneration == 0)
+                setStatus(m_sweep ? tr("Cancelled; showing the previous sweep: %1").arg(summary()) : tr("Cancelled."));
+            Q_EMIT sweepCancelled(outcome.result && outcome.result->cancelled);
+            return;
+        }
+        setRunning(false);
+        m_runningGeneration = 0;
+        if (!outcome.result) {
+            fail(tr("The sweep stopped without a result."));
+            return;
+        }
+        if (!outcome.result->error.empty()) {
+            fail(QString::fromStdString(outcome.result->error));
+            return;
+        }
+        showOutcome(outcome, config);
+        Q_EMIT sweepFinished();
+    });
+    watcher->setFuture(future);
+    setRunning(true);
+    setStatus(tr("Sweeping %1 on %2 GPUs\u2026").arg(QString::fromStdString(config.name), formatExact(gpus)));
+    Q_EMIT sweepStarted();
+    return true;
+}
+
+void SweepView::cancel()
+{
+    if (!isRunning())
+        return;
+    if (m_progress)
+        m_progress->cancel();
+    m_runningGeneration = 0;
+    setRunning(false);
+    setStatus(tr("Cancelling\u2026"));
+}
+
+bool SweepView::isRunning() const
+{
+    return m_runningGeneration != 0;
+}
+
+void SweepView::setRunning(bool running)
+{
+    m_runButton->setText(running ? tr("Cancel") : tr("Run sweep"));
+    m_progressBar->setVisible(running);
+    m_progressBar->setValue(0);
+    m_gpusSpin->setEnabled(!running);
+    m_microBatchEdit->setEnabled(!running);
+}
+
+void SweepView::fail(const QString& message)
+{
+    setStatus(tr("Sweep failed: %1").arg(message), true);
+    Q_EMIT sweepFailed(message);
+}
+
+void SweepView::showOutcome(const Outcome& outcome, const Config& config)
+{
+    m_sweep = outcome.result;
+    m_sweepConfig = config;
+    m_sweepDurationS = outcome.durationS;
+    m_model->setResult(m_sweep);
+    m_rejectedModel->setResult(m_sweep);
+    const SweepResult& r = *m_sweep;
+    const QString title =
+        tr("%1 on %2 \u00d7 %3: step time vs peak memory")
+            .arg(QString::fromStdString(config.name), formatExact(r.gpus), QString::fromStdString(r.gpu));
+    m_chart->setSweep(m_sweep, m_model->paretoRows(), title);
+    m_tabs->setTabText(0, tr("Fitting plans (%1)").arg(formatExact(static_cast<qint64>(r.ranked.size()))));
+    m_tabs->setTabText(1, tr("Rejected plans (%1)").arg(formatExact(static_cast<qint64>(r.rejected.size()))));
+    // Dense models have ep = 1 in every plan: the column would only take room.
+    bool experts = false;
+    for (const auto* list : { &r.ranked, &r.rejected })
+        for (const SweepCandidate& c : *list)
+            experts = experts || c.ep > 1;
+    m_table->setColumnHidden(SweepModel::EpColumn, !experts);
+    m_rejectedTree->setColumnHidden(SweepRejectedModel::EpColumn, !experts);
+    updateCurrentPlan();
+    updateBanner();
+    setStatus(summary());
+}
+
+void SweepView::updateCurrentPlan()
+{
+    SweepPlanRef current;
+    if (m_sweep && m_config && sameSweepInputs(*m_config, m_sweepConfig))
+        current = findSweepPlan(*m_sweep, *m_config);
+    m_chart->setCurrentPlan(current);
+    m_model->setCurrentRow(current.isValid() && current.fitting ? current.index : -1);
+    m_legend->setText(m_chart->legendHtml());
+}
+
+void SweepView::updateBanner()
+{
+    QString text;
+    if (m_stale)
+        text = tr("The config has changed and does not synthesize: sweeps use the last good config.");
+    else if (m_sweep && m_config && !sameSweepInputs(*m_config, m_sweepConfig))
+        text = tr("The config has changed since this sweep (model, batch, schedule or cluster): run it again to "
+                  "rank plans for the current config.");
+    m_banner->setText(text);
+    m_banner->setVisible(!text.isEmpty());
+}
+
+QString SweepView::summary() const
+{
+    if (!m_sweep)
+        return tr("No sweep yet.");
+    const SweepResult& r = *m_sweep;
+    qint64 oom = 0, invalid = 0, failed = 0;
+    for (const SweepCandidate& c : r.rejected) {
+        if (c.rejection == SweepRejection::OutOfMemory)
+            ++oom;
+        else if (c.rejection == SweepRejection::Invalid)
+            ++invalid;
+        else
+            ++failed;
+    }
+    QString text = tr("%1: %2 fit, %3 out of memory, %4 invalid")
+                       .arg(countNoun(r.candidates, tr("plan"), tr("plans")),
+                           formatExact(static_cast<qint64>(r.ranked.size())), formatExact(oom), formatExact(invalid));
+    if (failed > 0)
+        text += tr(", %1 failed").arg(formatExact(failed));
+    const QString duration = m_sweepDurationS >= 1
+        ? tr("%1 s").arg(QString::number(m_sweepDurationS, 'f', 1))
+        : tr("%1 ms").arg(std::max<qint64>(1, qRound64(m_sweepDurationS * 1000)));
+    return text + QStringLiteral(" \u2014 ") + duration;
+}
+
+void SweepView::setStatus(const QString& text, bool error)
+{
+    m_statusLabel->setStyleSheet(error ? QStringLiteral("QLabel { color: #b00020; }") : QString());
+    m_statusLabel->setText(text);
+}
+
+std::shared_ptr<const SweepResult> SweepView::sweepResult() const
+{
+    return m_sweep;
+}
+
+const Config& SweepView::sweepConfig() const
+{
+    return m_sweepConfig;
+}
+
+double SweepView::sweepDurationS() const
+{
+    return m_sweepDurationS;
+}
+
+bool SweepView::choosePlan(SweepPlanRef plan)
+{
+    const SweepCandidate* c = m_sweep ? sweepCandidate(*m_sweep, plan) : nullptr;
+    if (!c || !m_config)
+        return false;
+    Q_EMIT planChosen(planConfig(*m_config, *c));
+    return true;
+}
+
+bool SweepView::chooseRow(int row)
+{
+    return choosePlan({ true, row });
+}
+
+SweepModel* SweepView::model() const
+{
+    return m_model;
+}
+
+SweepRejectedModel* SweepView::rejectedModel() const
+{
+    return m_rejectedModel;
+}
+
+QSortFilterProxyModel* SweepView::proxyModel() const
+{
+    return m_proxy;
+}
+
+SweepChartView* SweepView::chartView() const
+{
+    return m_chart;
+}
+
+QTableView* SweepView::table() const
+{
+    return m_table;
+}
+
+QTreeView* SweepView::rejectedTree() const
+{
+    return m_rejectedTree;
+}
+
+QSpinBox* SweepView::gpusSpin() const
+{
+    return m_gpusSpin;
+}
+
+QLineEdit* SweepView::microBatchEdit() const
+{
+    return m_microBatchEdit;
+}
+
+QPushButton* SweepView::runButton() const
+{
+    return m_runButton;
+}
+
+QProgressBar* SweepView::progressBar() const
+{
+    return m_progressBar;
+}
+
+QLabel* SweepView::statusLabel() const
+{
+    return m_statusLabel;
+}
+
+QLabel* SweepView::legendLabel() const
+{
+    return m_legend;
+}
+
+} // namespace stagecraft

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "config/config.h"
+#include "sweep/sweepplan.h"
+#include "widgets/resultview.h"
+
+#include <QThreadPool>
+#include <memory>
+#include <optional>
+
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTabWidget;
+class QTableView;
+class QTreeView;
+
+namespace stagecraft {
+
+class SweepChartView;
+class SweepModel;
+class SweepProgress;
+class SweepRejectedModel;
+
+/// The Sweep tab: ranks every (dp, tp, pp, cp, ep, micro-batch, recompute, ZeRO) plan of the current config for a
+/// GPU count (core sweep(), quick estimate) and shows them as a step time vs peak memory scatter with the Pareto
+/// front (SweepChartView), a sortable table of the fitting plans (SweepModel) and the rejected ones grouped by reason
+/// (SweepRejectedModel). setResult() only remembers the config: a sweep takes seconds, so it runs when asked
+/// (runSweep(), the "Run sweep" button), in a worker on a private pool, cancellable; results of cancelled or
+/// superseded runs are dropped by a generation counter and the previous sweep stays shown. Clicking a point or
+/// activating a row emits planChosen() with the current config set to that plan.
+///
+/// Embed: `addResultView(new SweepView(this), tr("Sweep"), "sweep")`, then connect planChosen to
+/// `document->edit(config, tr("Load sweep plan"))`.
+class SweepView : public ResultView
+{
+    Q_OBJECT
+public:
+    explicit SweepView(QWidget* parent = nullptr);
+    ~SweepView() override;
+
+    void setResult(std::shared_ptr<const SynthesisResult> result) override;
+    void setStale(bool stale) override;
+
+    /// `base` set to `plan` (configForSweepPlan): what planChosen() carries.
+    static Config planConfig(const Config& base, const SweepCandidate& plan);
+
+    /// Starts a sweep of the current config on gpusSpin() GPUs with the micro-batch sizes of microBatchEdit(),
+    /// cancelling a running one. False (the status line says why) when there is no config, its GPU is unknown or the
+    /// micro-batch list does not parse.
+    bool runSweep();
+    /// Stops the running sweep; its partial result is dropped and the previous sweep stays shown.
+    void cancel();
+    /// True from runSweep() until the sweep's result is shown, it fails, or cancel().
+    bool isRunning() const;
+
+    /// The shown sweep (null before the first one finished).
+    std::shared_ptr<const SweepResult> sweepResult() const;
+    /// The config the shown sweep ran on.
+    const Config& sweepConfig() const;
+    /// Wall time of the shown sweep, seconds.
+    double sweepDurationS() const;
+
+    /// Emits planChosen() for `plan` of the shown sweep. False when it does not exist or there is no config.
+    bool choosePlan(SweepPlanRef plan);
+    /// Emits planChosen() for row `row` of model() (rank order).
+    bool chooseRow(int row);
+
+    SweepModel* model() const;
+    SweepRejectedModel* rejectedModel() const;
+    QSortFilterProxyModel* proxyModel() const;
+    SweepChartView* chartView() const;
+    QTableView* table() const;
+    QTreeView* rejectedTree() const;
+    QSpinBox* gpusSpin() const;
+    QLineEdit* microBatchEdit() const;
+    QPushButton* runButton() const;
+    QProgressBar* progressBar() const;
+    QLabel* statusLabel() const;
+    QLabel* legendLabel() const;
+
+Q_SIGNALS:
+    /// The user picked a plan: `config` is the current config with the plan's parallelism and training fields.
+    void planChosen(stagecraft::Config config);
+    void sweepStarted();
+    /// A sweep finished and is shown.
+    void sweepFinished();
+    /// A cancelled or superseded sweep has stopped; `interrupted` is true when the core stopped it early.
+    void sweepCancelled(bool interrupted);
+    /// A sweep could not run (bad GPU count...); the previous sweep stays shown.
+    void sweepFailed(const QString& message);
+
+private:
+    struct Outcome
+    {
+        std::shared_ptr<const SweepResult> result;
+        double durationS = 0;
+    };
+
+    void showOutcome(const Outcome& outcome, const Config& config);
+    void setRunning(bool running);
+    void updateCurrentPlan();
+    void updateBanner();
+    void setStatus(const QString& text, bool error = false);
+    void fail(const QString& message);
+    QString summary() const;
+
+    std::optional<Config> m_config;
+    Config m_sweepConfig;
+    std::shared_ptr<const SweepResult> m_sweep;
+    double m_sweepDurationS = 0;
+    SweepModel* m_model;
+    SweepRejectedModel* m_rejectedModel;
+    QSortFilterProxyModel* m_proxy;
+    SweepChartView* m_chart;
+    QTableView* m_table;
+    QTreeView* m_rejectedTree;
+    QTabWidget* m_tabs;
+    QSpinBox* m_gpusSpin;
+    QLineEdit* m_microBatchEdit;
+    QPushButton* m_runButton;
+    QProgressBar* m_progressBar;
+    QLabel* m_statusLabel;
+    QLabel* m_banner;
+    QLabel* m_legend;
+    QThreadPool m_pool;
+    SweepProgress* m_progress = nullptr; ///< of the running sweep
+    quint64 m_generation = 0;
+    quint64 m_runningGeneration = 0; ///< 0: none
+    bool m_gpusEdited = false;
+    bool m_syncing = false;
+    bool m_stale = false;
+};
+
+} // namespace stagecraft
