@@ -3,6 +3,8 @@
 // Headless modes need no display: --check-config FILE, --help, --version.
 #include "config/configloader.h"
 #include "session/synthesissession.h"
+#include "sweep/sweepview.h"
+#include "timeline/timelineview.h"
 #include "version.h"
 #include "widgets/configeditor.h"
 #include "widgets/configform.h"
@@ -178,6 +180,25 @@ int main(int argc, char** argv)
         QObject::connect(
             &window, &stagecraft::MainWindow::resultShown, &window,
             [&window, edits, grab, exportDir, path] {
+                // Tabs that finish their work after the result arrives: wait for it before grabbing.
+                if (edits.isEmpty() && exportDir.isEmpty()) {
+                    if (auto* sweep = qobject_cast<stagecraft::SweepView*>(window.currentResultView())) {
+                        QObject::connect(
+                            sweep, &stagecraft::SweepView::sweepFinished, &window, grab, Qt::SingleShotConnection);
+                        if (!sweep->runSweep()) {
+                            std::fprintf(stderr, "stagecraft-gui: the sweep did not start\n");
+                            QCoreApplication::exit(1);
+                        }
+                        return;
+                    }
+                    if (auto* timeline = qobject_cast<stagecraft::TimelineView*>(window.currentResultView())) {
+                        if (timeline->isUpdating()) {
+                            QObject::connect(timeline, &stagecraft::TimelineView::timelineAvailable, &window, grab,
+                                Qt::SingleShotConnection);
+                            return;
+                        }
+                    }
+                }
                 if (!exportDir.isEmpty()) {
                     stagecraft::ExportDialog* dialog = window.openExportDialog();
                     dialog->setDirectory(exportDir);

@@ -302,6 +302,11 @@ std::shared_ptr<const SynthesisResult> MainWindow::shownResult() const
     return m_shownResult;
 }
 
+ResultView* MainWindow::currentResultView() const
+{
+    return qobject_cast<ResultView*>(m_tabs->currentWidget());
+}
+
 int MainWindow::synthesisDelayMs() const
 {
     return m_synthesisTimer->interval();

@@ -57,6 +57,8 @@ public:
     /// Makes the tab with id or title `name` (case-insensitive) current; false when there is none.
     bool showTab(const QString& name);
     QStringList tabNames() const;
+    /// The result view of the current tab.
+    ResultView* currentResultView() const;
 
     /// File > Export Chakra Trace: opens the export dialog over the shown result (window-modal, deleted on
     /// close) and returns it; null when there is no result yet.
