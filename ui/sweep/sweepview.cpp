@@ -184,9 +184,9 @@ SweepView::SweepView(QWidget* parent)
     splitter->addWidget(card);
     splitter->addWidget(side);
     // The table needs about 740 px for its columns; the chart takes the rest.
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 1);
-    splitter->setSizes({ 640, 740 });
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+    splitter->setSizes({ 560, 840 });
     splitter->setChildrenCollapsible(false);
 
     auto* layout = new QVBoxLayout(this);
@@ -398,7 +398,7 @@ void SweepView::showOutcome(const Outcome& outcome, const Config& config)
     m_rejectedModel->setResult(m_sweep);
     const SweepResult& r = *m_sweep;
     const QString title =
-        tr("%1 on %2 \u00d7 %3: step time vs peak memory")
+        tr("%1 on %2 \u00d7 %3")
             .arg(QString::fromStdString(config.name), formatExact(r.gpus), QString::fromStdString(r.gpu));
     m_chart->setSweep(m_sweep, m_model->paretoRows(), title);
     m_tabs->setTabText(0, tr("Fitting plans (%1)").arg(formatExact(static_cast<qint64>(r.ranked.size()))));
