@@ -191,6 +191,7 @@ void MainWindow::createMenus()
     m_configDock->toggleViewAction()->setText(tr("&Configuration Panel"));
     m_configDock->toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Backslash));
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
+        deliverResult(qobject_cast<ResultView*>(m_tabs->widget(index)));
         const QList<QAction*> actions = m_tabActions->actions();
         if (index >= 0 && index < actions.size())
             actions[index]->setChecked(true);
@@ -246,8 +247,21 @@ void MainWindow::addResultView(ResultView* view, const QString& title, const QSt
         }
     }
     m_viewMenu->insertAction(before, action);
-    if (m_shownResult)
-        view->setResult(m_shownResult);
+    if (view == currentResultView())
+        deliverResult(view);
+}
+
+void MainWindow::deliverResult(ResultView* view)
+{
+    if (!view || !m_shownResult || m_delivered.value(view) == m_resultGeneration)
+        return;
+    m_delivered.insert(view, m_resultGeneration);
+    view->setResult(m_shownResult);
+}
+
+bool MainWindow::hasCurrentResult(const ResultView* view) const
+{
+    return m_shownResult && m_delivered.value(view) == m_resultGeneration;
 }
 
 bool MainWindow::showTab(const QString& name)
@@ -546,11 +560,13 @@ void MainWindow::onResult(std::shared_ptr<const SynthesisResult> result)
     m_cancelButton->setEnabled(false);
     m_progress->setVisible(false);
     m_shownResult = result;
+    ++m_resultGeneration;
     m_exportAction->setEnabled(true);
-    for (ResultView* view : std::as_const(m_views)) {
-        view->setResult(result);
+    // Only the tab on screen works on the new result now; the others get it when they are shown (each view's
+    // work — layout, down-sampling, the estimate — is wasted on a tab nobody looks at before the next edit).
+    for (ResultView* view : std::as_const(m_views))
         view->setStale(false);
-    }
+    deliverResult(currentResultView());
     m_editor->setSynthesisDiagnostics({});
     const qint64 classes = static_cast<qint64>(result->classes.size());
     const qint64 ms = m_session->lastDurationMs();

@@ -3,6 +3,7 @@
 
 #include "config/diagnostic.h"
 
+#include <QHash>
 #include <QList>
 #include <QMainWindow>
 #include <memory>
@@ -59,6 +60,8 @@ public:
     QStringList tabNames() const;
     /// The result view of the current tab.
     ResultView* currentResultView() const;
+    /// True when `view` has been given the shown result (views get it when their tab is first shown).
+    bool hasCurrentResult(const ResultView* view) const;
 
     /// File > Export Chakra Trace: opens the export dialog over the shown result (window-modal, deleted on
     /// close) and returns it; null when there is no result yet.
@@ -105,6 +108,8 @@ private:
     void setStatus(const QString& text, bool error = false);
     void setStale(bool stale);
     void saveSettings();
+    /// Gives `view` the shown result unless it has it already.
+    void deliverResult(ResultView* view);
 
     bool m_persistSettings;
     ConfigDocument* m_document;
@@ -125,6 +130,9 @@ private:
     QToolButton* m_cancelButton = nullptr;
     QTimer* m_synthesisTimer;
     std::shared_ptr<const SynthesisResult> m_shownResult;
+    quint64 m_resultGeneration = 0; ///< counts the results shown; 0 = none
+    /// The generation of the result each view was last given.
+    QHash<const ResultView*, quint64> m_delivered;
 };
 
 } // namespace stagecraft

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// GUI latency: from a config edit to every view showing the new result, in the real MainWindow (offscreen), for
+// llama3-70b on 16,384 GPUs (dp 256, tp 8, pp 8). The edit toggles training.recompute between selective and none,
+// which keeps the world and re-synthesizes every class. Measured per visible tab, because the Memory, Graph and
+// Communication tabs finish their own work (down-sampling, layout, the rank matrix) in workers after the result
+// arrives; the time ends when that work is on screen and the window has repainted. The edit debounce (150 ms by
+// default, a deliberate pause while the user types) is set to 0 so the figure is the work itself.
+#include "benchfigure.h"
+#include "charts/memoryview.h"
+#include "config/configloader.h"
+#include "graph/graphview.h"
+#include "heatmap/commview.h"
+#include "session/configdocument.h"
+#include "widgets/mainwindow.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTimer>
+#include <chrono>
+#include <cstdio>
+
+using namespace stagecraft;
+
+namespace {
+
+const std::vector<std::string> kPlan { "parallelism.dp=256", "parallelism.tp=8", "parallelism.pp=8",
+    "parallelism.sequence_parallel=true", "training.global_batch=2048", "training.recompute=selective" };
+
+/// Waits for `signal` of `sender` (at most 60 s); false on timeout.
+template <typename Sender, typename Signal> bool waitFor(Sender* sender, Signal signal)
+{
+    QEventLoop loop;
+    bool fired = false;
+    QObject::connect(sender, signal, &loop, [&] {
+        fired = true;
+        loop.quit();
+    });
+    QTimer::singleShot(60'000, &loop, &QEventLoop::quit);
+    loop.exec();
+    return fired;
+}
+
+struct Window
+{
+    MainWindow window { false };
+    Config configs[2];
+
+    Window()
+    {
+        window.resize(1600, 1000);
+        window.setSynthesisDelayMs(0);
+        window.show();
+        const ConfigResult loaded = loadConfigOrPreset("llama3-70b", kPlan);
+        if (!loaded.config)
+            std::abort();
+        configs[0] = *loaded.config;
+        configs[1] = configs[0];
+        configs[1].training.recompute = Recompute::None;
+        QString error;
+        if (!window.openConfigOrPreset(QStringLiteral("llama3-70b"),
+                { QStringLiteral("parallelism.dp=256"), QStringLiteral("parallelism.tp=8"),
+                    QStringLiteral("parallelism.pp=8"), QStringLiteral("parallelism.sequence_parallel=true"),
+                    QStringLiteral("training.global_batch=2048"), QStringLiteral("training.recompute=selective") },
+                &error)
+            || !waitFor(&window, &MainWindow::resultShown))
+            std::abort();
+    }
+};
+
+Window& window()
+{
+    static Window w;
+    return w;
+}
+
+void editToViews(benchmark::State& state, const char* tab, const char* figure)
+{
+    Window& w = window();
+    if (!w.window.showTab(QString::fromLatin1(tab)))
+        std::abort();
+    QCoreApplication::processEvents();
+    int flip = 0;
+    for (auto _ : state) {
+        flip ^= 1;
+        const auto start = std::chrono::steady_clock::now();
+        bool viewReady = false;
+        // The tab's own asynchronous work, when it has some, ends with its signal.
+        QMetaObject::Connection c;
+        if (auto* v = w.window.findChild<MemoryView*>(); v && std::string(tab) == "memory")
+            c = QObject::connect(v, &MemoryView::chartDataAvailable, [&] { viewReady = true; });
+        else if (auto* g = w.window.findChild<GraphView*>(); g && std::string(tab) == "graph")
+            c = QObject::connect(g, &GraphView::graphShown, [&] { viewReady = true; });
+        else if (auto* m = w.window.findChild<CommView*>(); m && std::string(tab) == "communication")
+            c = QObject::connect(m, &CommView::matrixAvailable, [&] { viewReady = true; });
+        else
+            viewReady = true;
+        w.window.document()->edit(w.configs[flip], QStringLiteral("bench"));
+        if (!waitFor(&w.window, &MainWindow::resultShown))
+            std::abort();
+        QElapsedTimer guard;
+        guard.start();
+        while (!viewReady && guard.elapsed() < 60'000)
+            QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+        QObject::disconnect(c);
+        w.window.repaint();
+        state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    bench::publishNsPerItem(state, figure, "ms", 1'000'000);
+}
+
+void BM_EditToOverview(benchmark::State& state)
+{
+    editToViews(state, "overview", "gui_edit_to_overview_llama3_70b_16384_ms");
+}
+void BM_EditToMemory(benchmark::State& state)
+{
+    editToViews(state, "memory", "gui_edit_to_memory_view_llama3_70b_16384_ms");
+}
+void BM_EditToGraph(benchmark::State& state)
+{
+    editToViews(state, "graph", "gui_edit_to_graph_view_llama3_70b_16384_ms");
+}
+void BM_EditToCommunication(benchmark::State& state)
+{
+    editToViews(state, "communication", "gui_edit_to_communication_view_llama3_70b_16384_ms");
+}
+BENCHMARK(BM_EditToOverview)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
+BENCHMARK(BM_EditToMemory)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
+BENCHMARK(BM_EditToGraph)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
+BENCHMARK(BM_EditToCommunication)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
