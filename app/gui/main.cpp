@@ -10,6 +10,7 @@
 #include "widgets/configform.h"
 #include "widgets/exportdialog.h"
 #include "widgets/mainwindow.h"
+#include "widgets/overviewview.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -190,6 +191,13 @@ int main(int argc, char** argv)
                             QCoreApplication::exit(1);
                         }
                         return;
+                    }
+                    if (auto* overview = qobject_cast<stagecraft::OverviewView*>(window.currentResultView())) {
+                        if (overview->isEstimating()) {
+                            QObject::connect(overview, &stagecraft::OverviewView::estimateAvailable, &window, grab,
+                                Qt::SingleShotConnection);
+                            return;
+                        }
                     }
                     if (auto* timeline = qobject_cast<stagecraft::TimelineView*>(window.currentResultView())) {
                         if (timeline->isUpdating()) {

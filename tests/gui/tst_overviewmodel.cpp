@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: MIT
 // OverviewModel and OverviewView over real synthesis results of the tiny preset.
 #include "config/configloader.h"
+#include "estimate/stepestimate.h"
 #include "guihelpers.h"
 #include "models/overviewmodel.h"
 #include "synthesis/synthesis.h"
+#include "timeline/timeaxis.h"
 #include "widgets/overviewview.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
+#include <QTableView>
 #include <QtTest>
 
 using namespace stagecraft;
@@ -23,6 +30,34 @@ qint64 raw(const QAbstractItemModel& model, int row, int column)
 // tiny (resources/presets/tiny.yaml): 2 layers, hidden 256, vocab 1024, global_batch 4, micro_batch 2.
 // Its parameter count is hand-derived in tests/core/tst_model.cpp: 1,705,216.
 constexpr qint64 kTinyParams = 1'705'216;
+
+double rawDouble(const QAbstractItemModel& model, int row, int column)
+{
+    return model.data(model.index(row, column), OverviewModel::RawValueRole).toDouble();
+}
+
+// What the view must show: estimateStep() on the config's GPU with default options, computed here on its own.
+StepEstimate expectedEstimate(const SynthesisResult& result)
+{
+    std::string error;
+    const std::optional<GpuSpec> gpu = gpuForConfig(result.config, error);
+    StepEstimate estimate;
+    if (!gpu || !estimateStep(result, *gpu, EstimateOptions {}, estimate, error))
+        qFatal("estimate failed: %s", error.c_str());
+    return estimate;
+}
+
+bool waitForEstimate(const OverviewView& view)
+{
+    return QTest::qWaitFor([&view] { return !view.isEstimating(); }, 60000);
+}
+
+QStringList llama70b()
+{
+    return { QStringLiteral("parallelism.dp=16"), QStringLiteral("parallelism.tp=8"),
+        QStringLiteral("parallelism.pp=8"), QStringLiteral("parallelism.sequence_parallel=true"),
+        QStringLiteral("training.global_batch=128") };
+}
 
 } // namespace
 
@@ -193,6 +228,210 @@ private Q_SLOTS:
         QCOMPARE(model.data(peak, OverviewModel::ExceedsHbmRole).toBool(), true);
         QVERIFY(model.data(peak, Qt::BackgroundRole).isValid());
         QVERIFY(model.data(peak, Qt::ToolTipRole).toString().contains(QLatin1String("Does not fit")));
+    }
+
+    void estimateArrivesInTheTableAndCard_data()
+    {
+        QTest::addColumn<QStringList>("overrides");
+        QTest::newRow("single GPU") << QStringList {};
+        QTest::newRow("dp 2") << QStringList { QStringLiteral("parallelism.dp=2") };
+        QTest::newRow("dp 2 tp 2 pp 2") << QStringList { QStringLiteral("parallelism.dp=2"),
+            QStringLiteral("parallelism.tp=2"), QStringLiteral("parallelism.pp=2") };
+    }
+
+    void estimateArrivesInTheTableAndCard()
+    {
+        QFETCH(QStringList, overrides);
+        const auto result = synth("tiny", overrides);
+        OverviewView view;
+        QAbstractItemModelTester tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy available(&view, &OverviewView::estimateAvailable);
+        QSignalSpy changed(view.model(), &QAbstractItemModel::dataChanged);
+        view.setResult(result);
+        // The estimate runs in the worker: setResult() returns before it, and the card and columns say so.
+        QVERIFY(view.isEstimating());
+        QCOMPARE(view.figure(QStringLiteral("step")), QStringLiteral("estimating\u2026"));
+        QCOMPARE(view.model()->data(view.model()->index(0, OverviewModel::StepTimeColumn)).toString(),
+            QStringLiteral("\u2026"));
+        QVERIFY(!view.model()
+                     ->data(view.model()->index(0, OverviewModel::StepTimeColumn), OverviewModel::RawValueRole)
+                     .isValid());
+        QVERIFY(available.wait(60000));
+        QCOMPARE(available.count(), 1);
+        QVERIFY(!view.isEstimating());
+
+        const StepEstimate expected = expectedEstimate(*result);
+        const OverviewModel& model = *view.model();
+        QCOMPARE(size_t(model.rowCount()), expected.classes.size());
+        // One dataChanged over exactly the three estimate columns of every row.
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.front().at(0).toModelIndex(), model.index(0, OverviewModel::StepTimeColumn));
+        QCOMPARE(changed.front().at(1).toModelIndex(), model.index(model.rowCount() - 1, OverviewModel::BubbleColumn));
+        double slowest = 0;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const ClassEstimate& c = expected.classes[size_t(row)];
+            QCOMPARE(rawDouble(model, row, OverviewModel::StepTimeColumn), c.stepTimeS);
+            QCOMPARE(model.data(model.index(row, OverviewModel::StepTimeColumn), OverviewModel::SortRole).toDouble(),
+                c.stepTimeS);
+            QCOMPARE(rawDouble(model, row, OverviewModel::ExposedCommColumn), c.exposedCommunicationS);
+            QCOMPARE(rawDouble(model, row, OverviewModel::BubbleColumn), c.bubbleFraction);
+            QCOMPARE(
+                model.data(model.index(row, OverviewModel::StepTimeColumn)).toString(), formatDuration(c.stepTimeS));
+            QVERIFY(model.data(model.index(row, OverviewModel::BubbleColumn)).toString().endsWith(QLatin1Char('%')));
+            slowest = std::max(slowest, c.stepTimeS);
+        }
+        QVERIFY(slowest > 0);
+        // The iteration lasts until the slowest class finishes (stepestimate.h, iterationTimeS).
+        QCOMPARE(model.estimate()->iterationTimeS, slowest);
+        QCOMPARE(view.figure(QStringLiteral("step")), formatDuration(slowest));
+        QVERIFY2(view.figureDetail(QStringLiteral("step"))
+                     .contains(QString::number(100.0 * expected.mfu, 'f', 1) + QStringLiteral("%")),
+            qPrintable(view.figureDetail(QStringLiteral("step"))));
+        QVERIFY(view.figureDetail(QStringLiteral("step")).contains(QLatin1String("tokens/s")));
+        QVERIFY(view.figureToolTip(QStringLiteral("step")).contains(QLatin1String("h100-sxm")));
+        QVERIFY(view.figureToolTip(QStringLiteral("step")).contains(QLatin1String("Roofline")));
+    }
+
+    void estimateFormulas()
+    {
+        // One GPU: nothing to communicate, so no exposed communication. Data parallelism only (pp = 1): the
+        // pipeline bubble (p-1)/(m+p-1) of Narayanan et al. 2021 §2.2 is 0 for p = 1.
+        for (const QStringList& overrides : { QStringList {}, QStringList { QStringLiteral("parallelism.dp=2") } }) {
+            OverviewView view;
+            QSignalSpy available(&view, &OverviewView::estimateAvailable);
+            view.setResult(synth("tiny", overrides));
+            QVERIFY(available.wait(60000));
+            const OverviewModel& model = *view.model();
+            QCOMPARE(model.rowCount(), 1);
+            QVERIFY(std::abs(rawDouble(model, 0, OverviewModel::BubbleColumn)) < 1e-12);
+            QCOMPARE(model.data(model.index(0, OverviewModel::BubbleColumn)).toString(), QStringLiteral("0.0%"));
+            if (overrides.isEmpty()) {
+                QCOMPARE(rawDouble(model, 0, OverviewModel::ExposedCommColumn), 0.0);
+                QCOMPARE(
+                    model.data(model.index(0, OverviewModel::ExposedCommColumn)).toString(), QStringLiteral("0 s"));
+            } else {
+                // dp 2 all-reduces the gradients (dataParallelGradientAllReduce): some of it is not hidden.
+                QVERIFY(rawDouble(model, 0, OverviewModel::ExposedCommColumn) > 0);
+            }
+        }
+    }
+
+    void failedEstimateSaysWhy()
+    {
+        // Every GPU preset (resources/gpus/*.yaml) has fp32, fp16 and bf16 peaks, so no preset lacks the training
+        // precision; an unknown GPU makes the estimate fail the same way (synthesis itself does not need the GPU).
+        OverviewView view;
+        QAbstractItemModelTester tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        view.resize(1400, 800);
+        view.show();
+        QSignalSpy available(&view, &OverviewView::estimateAvailable);
+        view.setResult(synth("tiny", { QStringLiteral("cluster.gpu=v100") }));
+        QVERIFY(available.wait(60000));
+        std::string error;
+        QVERIFY(!gpuForConfig(view.model()->result()->config, error));
+        QVERIFY(QString::fromStdString(error).contains(QLatin1String("v100")));
+        QCOMPARE(view.figure(QStringLiteral("step")), QStringLiteral("unavailable"));
+        QCOMPARE(view.figureDetail(QStringLiteral("step")), QString::fromStdString(error));
+        QVERIFY(view.figureToolTip(QStringLiteral("step")).contains(QString::fromStdString(error)));
+        QCOMPARE(view.model()->estimateError(), QString::fromStdString(error));
+        const QModelIndex step = view.model()->index(0, OverviewModel::StepTimeColumn);
+        QCOMPARE(view.model()->data(step).toString(), QStringLiteral("\u2014"));
+        QVERIFY(!view.model()->data(step, OverviewModel::RawValueRole).isValid());
+        QVERIFY(view.model()->data(step, Qt::ToolTipRole).toString().contains(QLatin1String("v100")));
+        // Said in the card, not in a dialog.
+        QVERIFY(!QApplication::activeModalWidget());
+        const QString dir = qEnvironmentVariable("STAGECRAFT_SCREENSHOT_DIR");
+        QCoreApplication::processEvents(); // the layout makes room for the wrapped reason
+        bool reasonSeen = false;
+        for (QLabel* detail : view.findChildren<QLabel*>(QStringLiteral("cardDetail"))) {
+            if (detail->text() != QString::fromStdString(error))
+                continue;
+            reasonSeen = true;
+            // Wrapped over several lines, all of them inside the card.
+            QVERIFY(detail->height() >= detail->heightForWidth(detail->width()));
+            QVERIFY(detail->heightForWidth(detail->width()) > detail->fontMetrics().lineSpacing());
+            QVERIFY(detail->geometry().bottom() <= detail->parentWidget()->contentsRect().bottom());
+        }
+        QVERIFY(reasonSeen);
+        if (!dir.isEmpty())
+            QVERIFY(view.grab().save(dir + QStringLiteral("/overview-estimate-failed.png")));
+
+        // A good result afterwards replaces the message.
+        view.setResult(synth("tiny", {}));
+        QVERIFY(available.wait(60000));
+        QVERIFY(view.model()->estimate());
+        QVERIFY(view.model()->estimateError().isEmpty());
+        QCOMPARE(view.figure(QStringLiteral("step")), formatDuration(view.model()->estimate()->iterationTimeS));
+    }
+
+    void supersededEstimateIsDropped()
+    {
+        // The first result (4 stages) is replaced before its estimate can land; only the second one's arrives.
+        const auto first = synth("tiny",
+            { QStringLiteral("parallelism.pp=4"), QStringLiteral("model.layers=4"),
+                QStringLiteral("training.global_batch=8"), QStringLiteral("training.micro_batch=1") });
+        const auto second = synth("tiny", { QStringLiteral("parallelism.dp=2") });
+        OverviewView view;
+        QAbstractItemModelTester tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy available(&view, &OverviewView::estimateAvailable);
+        view.setResult(first);
+        view.setResult(second);
+        QVERIFY(waitForEstimate(view));
+        QCOMPARE(available.count(), 1);
+        const StepEstimate expected = expectedEstimate(*second);
+        QCOMPARE(view.model()->estimate()->classes.size(), size_t(1));
+        QCOMPARE(view.model()->estimate()->iterationTimeS, expected.iterationTimeS);
+        QCOMPARE(rawDouble(*view.model(), 0, OverviewModel::StepTimeColumn), expected.classes[0].stepTimeS);
+        QCOMPARE(view.figure(QStringLiteral("step")), formatDuration(expected.iterationTimeS));
+
+        // The model itself refuses an estimate made for another result.
+        auto stale = std::make_shared<StepEstimate>(expectedEstimate(*first));
+        QSignalSpy changed(view.model(), &QAbstractItemModel::dataChanged);
+        QVERIFY(!view.model()->setEstimate(first, stale));
+        QCOMPARE(changed.count(), 0);
+        QCOMPARE(view.model()->estimate()->classes.size(), size_t(1));
+        QCOMPARE(rawDouble(*view.model(), 0, OverviewModel::StepTimeColumn), expected.classes[0].stepTimeS);
+    }
+
+    // Renders the view offscreen at 1400x800 for Llama 3 70B on 1,024 GPUs once the estimate is in, and checks that
+    // no card value and no table column is cut. With STAGECRAFT_SCREENSHOT_DIR set, saves the picture there.
+    void screenshot()
+    {
+        OverviewView view;
+        view.resize(1400, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy available(&view, &OverviewView::estimateAvailable);
+        view.setResult(synth("llama3-70b", llama70b()));
+        QVERIFY(available.wait(120000));
+        QVERIFY(view.model()->estimate());
+        QCOMPARE(view.model()->rowCount(), 8);
+        QCoreApplication::processEvents();
+        const QImage image = view.grab().toImage();
+        QCOMPARE(image.size(), QSize(1400, 800));
+        for (QLabel* value : view.findChildren<QLabel*>(QStringLiteral("cardValue")))
+            QVERIFY2(value->width() >= value->sizeHint().width(), qPrintable(value->text()));
+        // The estimate's detail (MFU, tokens/s) fits on its line too.
+        const QString stepDetail = view.figureDetail(QStringLiteral("step"));
+        bool detailSeen = false;
+        for (QLabel* detail : view.findChildren<QLabel*>(QStringLiteral("cardDetail"))) {
+            if (detail->text() != stepDetail)
+                continue;
+            detailSeen = true;
+            QVERIFY2(detail->contentsRect().width() >= detail->fontMetrics().horizontalAdvance(stepDetail),
+                qPrintable(stepDetail));
+        }
+        QVERIFY(detailSeen);
+        QTableView* table = view.table();
+        const QAbstractItemView* items = table; // sizeHintForColumn() is public there, protected in QTableView
+        for (int column = 0; column < OverviewModel::ColumnCount; ++column)
+            QVERIFY2(
+                table->columnWidth(column) >= items->sizeHintForColumn(column), qPrintable(QString::number(column)));
+        QVERIFY(!table->horizontalScrollBar()->isVisible());
+        QVERIFY(!table->verticalScrollBar()->isVisible());
+        const QString dir = qEnvironmentVariable("STAGECRAFT_SCREENSHOT_DIR");
+        if (!dir.isEmpty())
+            QVERIFY(image.save(dir + QStringLiteral("/overview-estimate.png")));
     }
 };
 

@@ -2,8 +2,10 @@
 #include "models/overviewmodel.h"
 
 #include "estimate/gpuspec.h"
+#include "estimate/stepestimate.h"
 #include "models/formatting.h"
 #include "synthesis/synthesis.h"
+#include "timeline/timeaxis.h"
 
 #include <QColor>
 
@@ -33,6 +35,12 @@ namespace {
             || column == OverviewModel::RecvColumn || column == OverviewModel::PeakMemoryColumn;
     }
 
+    bool isEstimateColumn(int column)
+    {
+        return column == OverviewModel::StepTimeColumn || column == OverviewModel::ExposedCommColumn
+            || column == OverviewModel::BubbleColumn;
+    }
+
 } // namespace
 
 OverviewModel::OverviewModel(QObject* parent)
@@ -46,7 +54,38 @@ void OverviewModel::setResult(std::shared_ptr<const SynthesisResult> result)
 {
     beginResetModel();
     m_result = std::move(result);
+    m_estimate.reset();
+    m_estimateError.clear();
+    m_estimatePending = m_result != nullptr;
     endResetModel();
+}
+
+bool OverviewModel::setEstimate(const std::shared_ptr<const SynthesisResult>& forResult,
+    std::shared_ptr<const StepEstimate> estimate, const QString& error)
+{
+    if (!m_result || forResult != m_result)
+        return false;
+    m_estimate = std::move(estimate);
+    m_estimateError = m_estimate ? QString() : (error.isEmpty() ? tr("The step-time estimate failed.") : error);
+    m_estimatePending = false;
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, StepTimeColumn), index(rowCount() - 1, BubbleColumn));
+    return true;
+}
+
+const std::shared_ptr<const StepEstimate>& OverviewModel::estimate() const
+{
+    return m_estimate;
+}
+
+QString OverviewModel::estimateError() const
+{
+    return m_estimateError;
+}
+
+bool OverviewModel::isEstimatePending() const
+{
+    return m_estimatePending;
 }
 
 const std::shared_ptr<const SynthesisResult>& OverviewModel::result() const
@@ -69,6 +108,15 @@ int OverviewModel::columnCount(const QModelIndex& parent) const
 QVariant OverviewModel::rawValue(int row, int column) const
 {
     const ClassSummary& s = m_result->summaries[static_cast<size_t>(row)];
+    if (isEstimateColumn(column)) {
+        // Estimate classes are indexed by stage, as the summaries are by row.
+        if (!m_estimate || static_cast<size_t>(row) >= m_estimate->classes.size())
+            return {};
+        const ClassEstimate& c = m_estimate->classes[static_cast<size_t>(row)];
+        return column == StepTimeColumn   ? c.stepTimeS
+            : column == ExposedCommColumn ? c.exposedCommunicationS
+                                          : c.bubbleFraction;
+    }
     if (const int type = collectiveIndex(column); type >= 0)
         return QVariant::fromValue<qint64>(s.collectiveBytes[static_cast<size_t>(type)]);
     switch (column) {
@@ -98,7 +146,11 @@ QString OverviewModel::displayText(int row, int column) const
 {
     const QVariant raw = rawValue(row, column);
     if (!raw.isValid())
-        return QStringLiteral("\u2014");
+        return isEstimateColumn(column) && m_estimatePending ? QStringLiteral("\u2026") : QStringLiteral("\u2014");
+    if (column == BubbleColumn)
+        return QString::number(100.0 * raw.toDouble(), 'f', 1) + QLatin1Char('%');
+    if (isEstimateColumn(column))
+        return formatDuration(raw.toDouble());
     const qint64 value = raw.toLongLong();
     if (isBytesColumn(column))
         return formatByteCount(static_cast<double>(value));
@@ -154,6 +206,8 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const
             return QColor(0x84, 0x20, 0x29);
         return {};
     case Qt::ToolTipRole: {
+        if (isEstimateColumn(column))
+            return estimateTip(row, column);
         const QVariant raw = rawValue(row, column);
         if (!raw.isValid())
             return column == PeakMemoryColumn ? tr("Peak memory per rank is not computed yet.") : QVariant();
@@ -183,6 +237,26 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const
     }
     default:
         return {};
+    }
+}
+
+QVariant OverviewModel::estimateTip(int row, int column) const
+{
+    if (m_estimatePending)
+        return tr("Estimating the step time\u2026");
+    const QVariant raw = rawValue(row, column);
+    if (!raw.isValid())
+        return tr("No step-time estimate: %1").arg(m_estimateError);
+    const QString gpu = QString::fromStdString(m_estimate->gpu);
+    switch (column) {
+    case StepTimeColumn:
+        return tr("%1 s: the class's last node finishes (iteration %2 on %3)")
+            .arg(QString::number(raw.toDouble(), 'g', 6), formatDuration(m_estimate->iterationTimeS), gpu);
+    case ExposedCommColumn:
+        return tr("%1 s of communication not hidden behind compute").arg(QString::number(raw.toDouble(), 'g', 6));
+    default:
+        return tr("Idle %1% of the pipeline period (%2), waiting for a neighbouring stage")
+            .arg(QString::number(100.0 * raw.toDouble(), 'f', 2), formatDuration(m_estimate->pipelineTimeS));
     }
 }
 
@@ -216,6 +290,12 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
             return tr("Recv");
         case PeakMemoryColumn:
             return tr("Peak memory");
+        case StepTimeColumn:
+            return tr("Step time");
+        case ExposedCommColumn:
+            return tr("Exposed comm");
+        case BubbleColumn:
+            return tr("Bubble");
         }
     } else if (role == Qt::ToolTipRole) {
         switch (section) {
@@ -234,6 +314,12 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
             return tr("Pipeline point-to-point bytes per rank per iteration");
         case PeakMemoryColumn:
             return tr("Peak memory per rank over the iteration (weights, gradients, optimizer state, activations)");
+        case StepTimeColumn:
+            return tr("Estimated time until the class's last node finishes in one iteration");
+        case ExposedCommColumn:
+            return tr("Estimated communication time per iteration not hidden behind compute");
+        case BubbleColumn:
+            return tr("Estimated share of the pipeline period the rank waits idle for a neighbouring stage");
         default:
             return tr("Bytes per rank per iteration of this collective type (sum of comm_size)");
         }

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/overviewview.h"
 
+#include "estimate/stepestimate.h"
 #include "models/formatting.h"
 #include "models/overviewmodel.h"
 #include "synthesis/synthesis.h"
+#include "timeline/timeaxis.h"
 
 #include <QApplication>
 #include <QFrame>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -17,6 +20,7 @@
 #include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace stagecraft {
 
@@ -29,6 +33,36 @@ namespace {
         font.setBold(true);
         label->setFont(font);
         return label;
+    }
+
+    /// What the worker hands back: plain values only.
+    struct EstimateOutcome
+    {
+        std::shared_ptr<const StepEstimate> estimate;
+        std::string error;
+    };
+
+    EstimateOutcome runEstimate(const SynthesisResult& result)
+    {
+        EstimateOutcome outcome;
+        try {
+            const std::optional<GpuSpec> gpu = gpuForConfig(result.config, outcome.error);
+            if (!gpu)
+                return outcome;
+            auto estimate = std::make_shared<StepEstimate>();
+            if (estimateStep(result, *gpu, EstimateOptions {}, *estimate, outcome.error))
+                outcome.estimate = std::move(estimate);
+        } catch (...) {
+            // estimateStep() promises not to throw; nothing may escape the worker anyway.
+            outcome.estimate.reset();
+            outcome.error = "internal error in the step-time estimate";
+        }
+        return outcome;
+    }
+
+    QString stepCard()
+    {
+        return QStringLiteral("step");
     }
 
 } // namespace
@@ -44,6 +78,7 @@ OverviewView::OverviewView(QWidget* parent)
     , m_warnings(new QListWidget(this))
     , m_warningsLabel(sectionLabel(tr("Warnings"), this))
 {
+    m_pool.setMaxThreadCount(1);
     setObjectName(QStringLiteral("overview"));
     setStyleSheet(
         QStringLiteral("QFrame#metricCard { background: palette(base); border: 1px solid #d5dce5; border-radius: 6px; }"
@@ -80,6 +115,11 @@ OverviewView::OverviewView(QWidget* parent)
     cards->addWidget(addCard(QStringLiteral("tokens"), tr("Tokens / iteration"), tr("global_batch \u00d7 seq_len")));
     cards->addWidget(addCard(
         QStringLiteral("classes"), tr("Rank classes"), tr("Distinct per-rank programs: one per pipeline stage")));
+    // The estimate's detail (MFU and throughput, or why it failed) is the longest: a bit more room, and it wraps.
+    cards->addWidget(addCard(stepCard(), tr("Step time (estimate)"), {}), 6);
+    m_cards.value(stepCard()).detail->setWordWrap(true);
+    for (int i = 0; i + 1 < cards->count(); ++i)
+        cards->setStretch(i, 5);
 
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(OverviewModel::SortRole);
@@ -122,7 +162,11 @@ OverviewView::OverviewView(QWidget* parent)
     m_title->setText(tr("No result yet"));
 }
 
-OverviewView::~OverviewView() = default;
+OverviewView::~OverviewView()
+{
+    // Running tasks hold their own copy of the result; wait so none outlives the pool.
+    m_pool.waitForDone();
+}
 
 QWidget* OverviewView::addCard(const QString& name, const QString& title, const QString& toolTip)
 {
@@ -151,7 +195,8 @@ QWidget* OverviewView::addCard(const QString& name, const QString& title, const 
     layout->addWidget(titleLabel);
     layout->addWidget(value);
     layout->addWidget(detail);
-    m_cards.insert(name, Card { value, detail });
+    layout->addStretch(1); // a taller neighbour (a wrapped estimate failure) leaves the space below the text
+    m_cards.insert(name, Card { frame, value, detail });
     return frame;
 }
 
@@ -175,6 +220,76 @@ QString OverviewView::figureDetail(const QString& name) const
 {
     const Card card = m_cards.value(name);
     return card.detail ? card.detail->text() : QString();
+}
+
+QString OverviewView::figureToolTip(const QString& name) const
+{
+    const Card card = m_cards.value(name);
+    return card.frame ? card.frame->toolTip() : QString();
+}
+
+bool OverviewView::isEstimating() const
+{
+    return m_pending > 0;
+}
+
+void OverviewView::requestEstimate()
+{
+    const std::shared_ptr<const SynthesisResult> result = m_model->result();
+    if (!result)
+        return;
+    const quint64 generation = ++m_generation;
+    // A superseded estimate that has not started yet never runs (one already running finishes and is dropped).
+    if (m_watcher)
+        m_watcher->cancel();
+    // The worker gets a copy of the shared (immutable) result only.
+    auto future = QtConcurrent::run(&m_pool, [result] { return runEstimate(*result); });
+    auto* watcher = new QFutureWatcher<EstimateOutcome>(this);
+    m_watcher = watcher;
+    ++m_pending;
+    connect(watcher, &QFutureWatcher<EstimateOutcome>::finished, this, [this, watcher, generation, result] {
+        --m_pending;
+        watcher->deleteLater();
+        if (generation != m_generation || watcher->future().resultCount() == 0)
+            return;
+        const EstimateOutcome outcome = watcher->future().result();
+        if (!m_model->setEstimate(result, outcome.estimate, QString::fromStdString(outcome.error)))
+            return;
+        showEstimate();
+        Q_EMIT estimateAvailable();
+    });
+    watcher->setFuture(future);
+}
+
+void OverviewView::showEstimate()
+{
+    updateEstimateCard();
+    fitHeights();
+}
+
+void OverviewView::updateEstimateCard()
+{
+    const Card card = m_cards.value(stepCard());
+    const QString method = tr("Roofline compute time per node, ring-algorithm collectives, a compute and a "
+                              "communication stream per rank; the iteration ends when the slowest pipeline stage "
+                              "finishes.");
+    if (m_model->isEstimatePending()) {
+        setCard(stepCard(), tr("estimating\u2026"), {});
+        card.frame->setToolTip(method);
+        return;
+    }
+    const std::shared_ptr<const StepEstimate>& estimate = m_model->estimate();
+    if (!estimate) {
+        setCard(stepCard(), tr("unavailable"), m_model->estimateError());
+        card.frame->setToolTip(tr("No step-time estimate: %1").arg(m_model->estimateError()));
+        return;
+    }
+    setCard(stepCard(), formatDuration(estimate->iterationTimeS),
+        tr("MFU %1% \u00b7 %2 tokens/s")
+            .arg(QString::number(100.0 * estimate->mfu, 'f', 1), formatParameterCount(estimate->tokensPerS)));
+    card.frame->setToolTip(method + QLatin1Char('\n')
+        + tr("GPU: %1, dense %2/s per GPU")
+              .arg(QString::fromStdString(estimate->gpu), formatFlopCount(estimate->peakFlops)));
 }
 
 void OverviewView::setResult(std::shared_ptr<const SynthesisResult> result)
@@ -219,6 +334,8 @@ void OverviewView::setResult(std::shared_ptr<const SynthesisResult> result)
     setCard(QStringLiteral("classes"), formatExact(static_cast<qint64>(result->classes.size())),
         tr("%1 each").arg(
             countNoun(result->classes.empty() ? 0 : result->classes.front().rankCount, tr("rank"), tr("ranks"))));
+    showEstimate();
+    requestEstimate();
 
     m_warnings->clear();
     const QIcon warningIcon = style()->standardIcon(QStyle::SP_MessageBoxWarning);
@@ -249,6 +366,14 @@ void OverviewView::fitHeights()
     for (int row = 0; row < m_warnings->count(); ++row)
         listHeight += m_warnings->sizeHintForRow(row);
     m_warnings->setMaximumHeight(listHeight);
+    // The box layouts do not grow the card row for a wrapped label: reserve the lines the estimate's detail needs.
+    QLabel* detail = m_cards.value(stepCard()).detail;
+    const int width = detail->width();
+    const int height = width > 0 && !detail->text().isEmpty() ? detail->heightForWidth(width) : 0;
+    if (height != detail->minimumHeight()) {
+        detail->setMinimumHeight(height);
+        m_cards.value(stepCard()).frame->updateGeometry(); // drops the card's cached height in the row
+    }
 }
 
 void OverviewView::resizeEvent(QResizeEvent* event)

@@ -4,7 +4,11 @@
 #include "widgets/resultview.h"
 
 #include <QHash>
+#include <QPointer>
+#include <QThreadPool>
 
+class QFrame;
+class QFutureWatcherBase;
 class QLabel;
 class QListWidget;
 class QSortFilterProxyModel;
@@ -14,8 +18,12 @@ namespace stagecraft {
 
 class OverviewModel;
 
-/// The Overview tab: the workload at a glance (world, parameters, FLOPs, batches), one table row per rank class
-/// (OverviewModel) and the result's warnings.
+/// The Overview tab: the workload at a glance (world, parameters, FLOPs, batches, step time), one table row per rank
+/// class (OverviewModel) and the result's warnings.
+///
+/// The step-time estimate (estimateStep() on the config's GPU, default options) runs in a worker (QtConcurrent on a
+/// private pool); estimates of superseded results are dropped by a generation counter. Until it arrives the card
+/// says "estimating…"; when it fails the card shows the reason.
 class OverviewView : public ResultView
 {
     Q_OBJECT
@@ -33,6 +41,14 @@ public:
     QString figure(const QString& name) const;
     /// The smaller text under a header figure ("1,705,216" under "1.71 M").
     QString figureDetail(const QString& name) const;
+    /// The tooltip of a header figure's card.
+    QString figureToolTip(const QString& name) const;
+    /// True while the step-time estimate of the shown result runs.
+    bool isEstimating() const;
+
+Q_SIGNALS:
+    /// The step-time estimate of the shown result arrived (succeeded or failed) and the model and card show it.
+    void estimateAvailable();
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -40,12 +56,16 @@ protected:
 private:
     struct Card
     {
+        QFrame* frame = nullptr;
         QLabel* value = nullptr;
         QLabel* detail = nullptr;
     };
     QWidget* addCard(const QString& name, const QString& title, const QString& toolTip);
     void setCard(const QString& name, const QString& value, const QString& detail);
     void fitHeights();
+    void requestEstimate();
+    void showEstimate();
+    void updateEstimateCard();
 
     OverviewModel* m_model;
     QSortFilterProxyModel* m_proxy;
@@ -56,6 +76,10 @@ private:
     QListWidget* m_warnings;
     QLabel* m_warningsLabel;
     QHash<QString, Card> m_cards;
+    QThreadPool m_pool;
+    quint64 m_generation = 0;
+    int m_pending = 0;
+    QPointer<QFutureWatcherBase> m_watcher; ///< the newest request's
 };
 
 } // namespace stagecraft
