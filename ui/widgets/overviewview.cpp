@@ -285,7 +285,7 @@ void OverviewView::updateEstimateCard()
         return;
     }
     setCard(stepCard(), formatDuration(estimate->iterationTimeS),
-        tr("MFU %1% \u00b7 %2 tokens/s")
+        tr("MFU %1%, %2 tokens/s")
             .arg(QString::number(100.0 * estimate->mfu, 'f', 1), formatParameterCount(estimate->tokensPerS)));
     card.frame->setToolTip(method + QLatin1Char('\n')
         + tr("GPU: %1, dense %2/s per GPU")
@@ -325,7 +325,7 @@ void OverviewView::setResult(std::shared_ptr<const SynthesisResult> result)
     setCard(QStringLiteral("params"), formatParameterCount(static_cast<double>(result->cost.params)),
         formatExact(result->cost.params));
     setCard(QStringLiteral("flops"), formatFlopCount(result->cost.flopsPerIteration),
-        tr("%1 per GPU").arg(formatFlopCount(result->cost.flopsPerIteration / static_cast<double>(world))));
+        tr("%1 / GPU").arg(formatFlopCount(result->cost.flopsPerIteration / static_cast<double>(world))));
     setCard(QStringLiteral("microbatches"), formatExact(result->cost.microBatches),
         tr("per replica, of %1").arg(countNoun(config.training.microBatch, tr("seq"), tr("seqs"))));
     const double tokens = static_cast<double>(config.training.globalBatch) * static_cast<double>(model.seqLen);
