@@ -311,7 +311,8 @@ private Q_SLOTS:
             qPrintable(chart->peakText()));
         QVERIFY(chart->compareSeries()->isVisible());
         QCOMPARE(qint64(chart->compareSeries()->count()),
-            std::min<qint64>(qint64(result->memory[static_cast<size_t>(last)].series.size()), kMaxMemoryChartPoints));
+            std::min<qint64>(
+                qint64(result->memory[static_cast<size_t>(last)].series.size()), kMaxMemoryCompareChartPoints));
         double compareTop = 0;
         for (const QPointF& p : chart->compareSeries()->points())
             compareTop = std::max(compareTop, p.y());

@@ -91,7 +91,8 @@ MemoryChartData buildMemoryChartData(const SynthesisResult& result, int classInd
         data.comparePeakBytes = other->peakBytes;
         data.comparePeakStep = other->peakStep;
         const std::vector<int64_t> totals = totalsOf(*other);
-        const std::vector<int64_t> keptOther = maximaSampleIndices(totals, maxPoints);
+        const std::vector<int64_t> keptOther =
+            maximaSampleIndices(totals, std::max(1, maxPoints * kMaxMemoryCompareChartPoints / kMaxMemoryChartPoints));
         data.compareTotal.reserve(static_cast<qsizetype>(keptOther.size()));
         for (int64_t step : keptOther)
             data.compareTotal.append(QPointF(

@@ -16,6 +16,9 @@ struct SynthesisResult;
 
 /// STYLE §3: a memory chart series carries at most this many points.
 inline constexpr int kMaxMemoryChartPoints = 2000;
+/// The comparison outline carries a quarter of that: its envelope survives (each kept point is its bucket's
+/// maximum) and the hit-test stroke Qt Charts builds for a line series costs 4x less.
+inline constexpr int kMaxMemoryCompareChartPoints = kMaxMemoryChartPoints / 4;
 /// The memory categories in chart order, bottom to top (MemoryCategory values: weights, gradients, optimizer,
 /// activations, other).
 inline constexpr int kMemoryChartCategories = 5;

@@ -133,7 +133,7 @@ MemoryChartView::MemoryChartView(QWidget* parent)
         area->attachAxis(m_axisY);
     }
 
-    QPen comparePen(kCompareColor, 1.5);
+    QPen comparePen(kCompareColor, 1); // a cosmetic 1 px pen: wider ones go through the stroker per point
     m_compare->setPen(comparePen);
     c->addSeries(m_compare);
     m_compare->attachAxis(m_axisX);

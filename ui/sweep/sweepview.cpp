@@ -139,6 +139,7 @@ SweepView::SweepView(QWidget* parent)
     m_table->sortByColumn(SweepModel::RankColumn, Qt::AscendingOrder);
     m_table->horizontalHeader()->setMinimumSectionSize(24);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setResizeContentsPrecision(64); // thousands of plans; widths from the first rows
     m_table->horizontalHeader()->setStretchLastSection(true);
 
     m_rejectedTree->setModel(m_rejectedModel);
@@ -147,6 +148,7 @@ SweepView::SweepView(QWidget* parent)
     m_rejectedTree->header()->setStretchLastSection(false);
     m_rejectedTree->header()->setMinimumSectionSize(24);
     m_rejectedTree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_rejectedTree->header()->setResizeContentsPrecision(64);
     m_rejectedTree->header()->setSectionResizeMode(SweepRejectedModel::ReasonColumn, QHeaderView::Interactive);
     m_rejectedTree->setColumnWidth(SweepRejectedModel::ReasonColumn, 260);
 
