@@ -10,11 +10,13 @@
 #include "synthesis/synthesis.h"
 #include "widgets/configeditor.h"
 #include "widgets/configform.h"
+#include "widgets/exportdialog.h"
 #include "widgets/int64spinbox.h"
 #include "widgets/mainwindow.h"
 #include "widgets/overviewview.h"
 #include "widgets/reportview.h"
 
+#include <QAction>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -254,6 +256,30 @@ private Q_SLOTS:
         QVERIFY(!window.openConfigOrPreset(QStringLiteral("tiny"), { QStringLiteral("parallelism.tp=3") }, &error));
         QVERIFY2(error.contains(QLatin1String("parallelism.tp")), qPrintable(error));
         QCOMPARE(window.document()->config().parallelism.tp, int64_t(2));
+    }
+
+    void exportActionOpensTheDialogOnTheShownResult()
+    {
+        // File > Export Chakra Trace is disabled until a result is shown, then opens the dialog over that result;
+        // tiny at dp 2 x pp 2 is 4 ranks, so the dialog plans 4 rank files.
+        MainWindow window(false);
+        auto* action = window.findChild<QAction*>(QStringLiteral("exportTraceAction"));
+        QVERIFY(action);
+        QVERIFY(!action->isEnabled());
+        QVERIFY(!window.openExportDialog());
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QVERIFY(window.openConfigOrPreset(
+            QStringLiteral("tiny"), { QStringLiteral("parallelism.dp=2"), QStringLiteral("parallelism.pp=2") }));
+        QVERIFY(shown.wait(kTimeoutMs));
+        QVERIFY(action->isEnabled());
+        ExportDialog* dialog = window.openExportDialog();
+        QVERIFY(dialog);
+        QVERIFY(dialog->isVisible());
+        QVERIFY(dialog->testAttribute(Qt::WA_DeleteOnClose));
+        QCOMPARE(dialog->options().name, std::string("tiny"));
+        const auto plan = dialog->findChild<QLabel*>(QStringLiteral("exportPlan"));
+        QVERIFY2(plan->text().startsWith(QLatin1String("Writes 4 rank files")), qPrintable(plan->text()));
+        dialog->close();
     }
 
     void sweepPlanLoadsIntoTheEditor()
