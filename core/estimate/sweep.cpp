@@ -56,22 +56,6 @@ namespace {
         return buf;
     }
 
-    Config candidateConfig(const Config& base, const SweepCandidate& c)
-    {
-        Config config = base;
-        ParallelismConfig& p = config.parallelism;
-        p.dp = c.dp;
-        p.tp = c.tp;
-        p.pp = c.pp;
-        p.cp = c.cp;
-        p.ep = c.ep;
-        p.zero = c.zero;
-        p.sequenceParallel = c.sequenceParallel;
-        config.training.microBatch = c.microBatch;
-        config.training.recompute = c.recompute;
-        return config;
-    }
-
     void reject(SweepCandidate& c, SweepRejection why, std::string key, std::string reason)
     {
         c.rejection = why;
@@ -100,7 +84,7 @@ namespace {
 
         void evaluate(SweepCandidate& c, ReducedPlanCache& plans)
         {
-            const Config config = candidateConfig(base, c);
+            const Config config = sweepPlanConfig(base, c);
             for (const Diagnostic& d : validateConfig(config)) {
                 if (d.severity == Severity::Error) {
                     reject(c, SweepRejection::Invalid, d.keyPath, d.keyPath + ": " + d.message);
@@ -150,6 +134,22 @@ namespace {
     };
 
 } // namespace
+
+Config sweepPlanConfig(const Config& base, const SweepCandidate& plan)
+{
+    Config config = base;
+    ParallelismConfig& p = config.parallelism;
+    p.dp = plan.dp;
+    p.tp = plan.tp;
+    p.pp = plan.pp;
+    p.cp = plan.cp;
+    p.ep = plan.ep;
+    p.zero = plan.zero;
+    p.sequenceParallel = plan.sequenceParallel;
+    config.training.microBatch = plan.microBatch;
+    config.training.recompute = plan.recompute;
+    return config;
+}
 
 SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const EstimateOptions& options,
     ProgressSink* progress, const SweepOptions& sweepOptions)

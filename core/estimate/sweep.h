@@ -69,6 +69,11 @@ struct SweepResult
     std::string error; ///< set when the sweep could not run at all (e.g. gpus < 1); lists empty
 };
 
+/// `base` with the plan's fields set: parallelism dp, tp, pp, cp, ep, zero, sequence_parallel and training
+/// micro_batch, recompute. Everything else (model, batch, schedule, rank order, cluster) stays as in `base`. The
+/// config a candidate is evaluated with, and the one the GUI loads when a plan is chosen.
+Config sweepPlanConfig(const Config& base, const SweepCandidate& plan);
+
 /// Enumerates every plan for `gpus` GPUs: all (dp, tp, pp, cp) with dp*tp*pp*cp = gpus, ep dividing dp (MoE
 /// models; 1 otherwise), the micro-batch sizes of `sweepOptions`, recompute none/selective/full and ZeRO 0-3
 /// (ZeRO > 0 only when dp*cp > 1: it shards over nothing otherwise). Everything else comes from `base` (model,

@@ -177,7 +177,7 @@ private Q_SLOTS:
         plan.recompute = Recompute::Full;
         plan.zero = 3;
         plan.sequenceParallel = true;
-        const Config config = SweepView::planConfig(base, plan);
+        const Config config = sweepPlanConfig(base, plan);
         QCOMPARE(config.parallelism.worldSize(), 8);
         QCOMPARE(config.parallelism.dp, 2);
         QCOMPARE(config.parallelism.tp, 2);
@@ -572,7 +572,7 @@ private Q_SLOTS:
             auto current = std::make_shared<SynthesisResult>();
             const std::vector<int>& front = view.model()->paretoRows();
             current->config =
-                SweepView::planConfig(view.sweepConfig(), r.ranked[static_cast<size_t>(front[front.size() / 2])]);
+                sweepPlanConfig(view.sweepConfig(), r.ranked[static_cast<size_t>(front[front.size() / 2])]);
             view.setResult(current);
             view.table()->selectRow(0);
             QTest::qWait(50);

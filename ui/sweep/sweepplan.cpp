@@ -14,25 +14,9 @@ const SweepCandidate* sweepCandidate(const SweepResult& result, SweepPlanRef ref
     return &list[static_cast<size_t>(ref.index)];
 }
 
-Config configForSweepPlan(const Config& base, const SweepCandidate& plan)
-{
-    Config config = base;
-    ParallelismConfig& p = config.parallelism;
-    p.dp = plan.dp;
-    p.tp = plan.tp;
-    p.pp = plan.pp;
-    p.cp = plan.cp;
-    p.ep = plan.ep;
-    p.zero = plan.zero;
-    p.sequenceParallel = plan.sequenceParallel;
-    config.training.microBatch = plan.microBatch;
-    config.training.recompute = plan.recompute;
-    return config;
-}
-
 bool isSweepPlan(const Config& config, const SweepCandidate& plan)
 {
-    return configForSweepPlan(config, plan) == config;
+    return sweepPlanConfig(config, plan) == config;
 }
 
 SweepPlanRef findSweepPlan(const SweepResult& result, const Config& config)
@@ -51,7 +35,7 @@ SweepPlanRef findSweepPlan(const SweepResult& result, const Config& config)
 bool sameSweepInputs(const Config& a, const Config& b)
 {
     const SweepCandidate neutral;
-    return configForSweepPlan(a, neutral) == configForSweepPlan(b, neutral);
+    return sweepPlanConfig(a, neutral) == sweepPlanConfig(b, neutral);
 }
 
 std::vector<int> sweepParetoFront(const std::vector<SweepCandidate>& ranked)

@@ -25,18 +25,14 @@ struct SweepPlanRef
 /// The plan `ref` points at, or null when it is invalid or out of range.
 const SweepCandidate* sweepCandidate(const SweepResult& result, SweepPlanRef ref);
 
-/// `base` with the plan's fields set: parallelism dp, tp, pp, cp, ep, zero, sequence_parallel and training
-/// micro_batch, recompute. Everything else (model, batch, schedule, rank order, cluster) stays as in `base`.
-Config configForSweepPlan(const Config& base, const SweepCandidate& plan);
-
-/// True when `config` is exactly the plan (the nine fields above; sequence parallelism included).
+/// True when `config` is exactly the plan (the nine fields sweepPlanConfig() sets; sequence parallelism included).
 bool isSweepPlan(const Config& config, const SweepCandidate& plan);
 
 /// The plan of `config` among the candidates of `result` (fitting first, then rejected); invalid when the config's
 /// world is not the swept GPU count or no candidate matches.
 SweepPlanRef findSweepPlan(const SweepResult& result, const Config& config);
 
-/// True when `a` and `b` differ at most in the fields a sweep plan sets (see configForSweepPlan), i.e. a sweep of
+/// True when `a` and `b` differ at most in the fields a sweep plan sets (see sweepPlanConfig), i.e. a sweep of
 /// one is a sweep of the other.
 bool sameSweepInputs(const Config& a, const Config& b);
 

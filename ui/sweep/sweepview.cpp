@@ -249,11 +249,6 @@ SweepView::~SweepView()
     m_pool.waitForDone();
 }
 
-Config SweepView::planConfig(const Config& base, const SweepCandidate& plan)
-{
-    return configForSweepPlan(base, plan);
-}
-
 void SweepView::setResult(std::shared_ptr<const SynthesisResult> result)
 {
     if (!result)
@@ -490,7 +485,7 @@ bool SweepView::choosePlan(SweepPlanRef plan)
     const SweepCandidate* c = m_sweep ? sweepCandidate(*m_sweep, plan) : nullptr;
     if (!c || !m_config)
         return false;
-    Q_EMIT planChosen(planConfig(*m_config, *c));
+    Q_EMIT planChosen(sweepPlanConfig(*m_config, *c));
     return true;
 }
 

@@ -46,9 +46,6 @@ public:
     void setResult(std::shared_ptr<const SynthesisResult> result) override;
     void setStale(bool stale) override;
 
-    /// `base` set to `plan` (configForSweepPlan): what planChosen() carries.
-    static Config planConfig(const Config& base, const SweepCandidate& plan);
-
     /// Starts a sweep of the current config on gpusSpin() GPUs with the micro-batch sizes of microBatchEdit(),
     /// cancelling a running one. False (the status line says why) when there is no config, its GPU is unknown or the
     /// micro-batch list does not parse.
