@@ -3,6 +3,7 @@
 #include "config/configloader.h"
 #include "estimate/stepestimate.h"
 #include "guihelpers.h"
+#include "models/formatting.h"
 #include "models/overviewmodel.h"
 #include "synthesis/synthesis.h"
 #include "timeline/timeaxis.h"

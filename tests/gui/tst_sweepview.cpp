@@ -161,7 +161,7 @@ private Q_SLOTS:
     {
         QFETCH(double, seconds);
         QFETCH(QString, text);
-        QCOMPARE(formatStepTime(seconds), text);
+        QCOMPARE(formatDuration(seconds), text);
     }
 
     void planConfigSetsOnlyThePlan()
@@ -563,7 +563,7 @@ private Q_SLOTS:
         const SweepPlanRef fastest { true, 0 };
         const QString tip = chart->toolTipText(fastest);
         QVERIFY(tip.contains(QStringLiteral("dp %1 ").arg(r.ranked[0].dp)));
-        QVERIFY(tip.contains(formatStepTime(r.ranked[0].stepTimeS)));
+        QVERIFY(tip.contains(formatDuration(r.ranked[0].stepTimeS)));
         QVERIFY(tip.contains(QStringLiteral("MFU %1 %").arg(QString::number(r.ranked[0].mfu * 100, 'f', 1))));
 
         const QString dir = qEnvironmentVariable("STAGECRAFT_SCREENSHOT_DIR");

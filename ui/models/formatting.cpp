@@ -27,7 +27,33 @@ namespace {
             + QLatin1String(suffixes[i]);
     }
 
+    constexpr std::array<DurationUnit, 4> kDurationUnits { { { 1e-9, " ns" }, { 1e-6, " \u00b5s" }, { 1e-3, " ms" },
+        { 1, " s" } } };
+
 } // namespace
+
+DurationUnit durationUnitFor(double seconds)
+{
+    DurationUnit unit = kDurationUnits.front();
+    for (const DurationUnit& u : kDurationUnits)
+        if (seconds >= u.seconds * (1 - 1e-9))
+            unit = u;
+    return unit;
+}
+
+QString formatDuration(double seconds)
+{
+    if (seconds == 0)
+        return QStringLiteral("0 s");
+    DurationUnit unit = durationUnitFor(std::abs(seconds));
+    // 999.7 µs rounds to "1000 µs" with three digits: say "1.00 ms" instead.
+    if (std::abs(seconds) / unit.seconds >= 999.5 && unit.seconds < 1)
+        unit = durationUnitFor(unit.seconds * 1000);
+    const double v = seconds / unit.seconds;
+    const double a = std::abs(v);
+    // Decimals by the rounded magnitude, so 9.996 reads "10.0", not "10.00".
+    return QString::number(v, 'f', a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2) + QString::fromUtf8(unit.suffix);
+}
 
 QString formatParameterCount(double count)
 {

@@ -15,6 +15,18 @@ QString formatParameterCount(double count);
 QString formatFlopCount(double flops);
 /// "1.50 GiB" (binary prefixes), "0 B" for zero.
 QString formatByteCount(double bytes);
+/// A time unit for display: its length in seconds and its suffix (" ns", " \u00b5s", " ms", " s").
+struct DurationUnit
+{
+    double seconds;
+    const char* suffix;
+};
+/// The largest of ns, µs, ms and s not above `seconds` (ns for anything smaller).
+DurationUnit durationUnitFor(double seconds);
+/// A duration with three significant digits: "850 ns", "12.3 µs", "1.24 ms", "3.20 s", "123 s"; "0 s" for zero. A
+/// value that rounds up into the next unit or decade takes that form ("999.7 µs" -> "1.00 ms", "9.996 s" ->
+/// "10.0 s").
+QString formatDuration(double seconds);
 /// "1,705,216": an exact integer with thousands separators.
 QString formatExact(qint64 value);
 /// "1 class", "3 classes": `count` with the singular or the plural noun.

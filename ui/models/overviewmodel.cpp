@@ -5,7 +5,6 @@
 #include "estimate/stepestimate.h"
 #include "models/formatting.h"
 #include "synthesis/synthesis.h"
-#include "timeline/timeaxis.h"
 
 #include <QColor>
 

@@ -404,7 +404,7 @@ QString SweepChartView::toolTipText(SweepPlanRef plan) const
         return {};
     const SweepResult& r = *m_result;
     QString text = QStringLiteral("<b>") + sweepPlanText(*c).toHtmlEscaped() + QStringLiteral("</b><br>");
-    text += tr("step time %1").arg(formatStepTime(c->stepTimeS));
+    text += tr("step time %1").arg(formatDuration(c->stepTimeS));
     if (plan.fitting)
         text += tr(" \u00b7 MFU %1 %").arg(QString::number(c->mfu * 100, 'f', 1));
     text += QStringLiteral("<br>")

@@ -136,7 +136,7 @@ QVariant SweepModel::data(const QModelIndex& index, int role) const
         case SequenceParallelColumn:
             return c.sequenceParallel ? tr("yes") : tr("no");
         case StepTimeColumn:
-            return formatStepTime(c.stepTimeS);
+            return formatDuration(c.stepTimeS);
         case MfuColumn:
             return QString(QString::number(c.mfu * 100, 'f', 1) + QStringLiteral(" %"));
         case PeakColumn:

@@ -90,20 +90,4 @@ QString sweepPlanText(const SweepCandidate& plan)
     return text;
 }
 
-QString formatStepTime(double seconds)
-{
-    // Thresholds sit where three significant digits round up into the next unit or decade ("1000 ms" -> "1.00 s").
-    double value = seconds;
-    QString unit = QStringLiteral("s");
-    if (seconds > 0 && seconds < 0.0009995) {
-        value = seconds * 1e6;
-        unit = QStringLiteral("\u00b5s");
-    } else if (seconds > 0 && seconds < 0.9995) {
-        value = seconds * 1e3;
-        unit = QStringLiteral("ms");
-    }
-    const int decimals = value >= 99.95 ? 0 : value >= 9.995 ? 1 : 2;
-    return QString::number(value, 'f', decimals) + QLatin1Char(' ') + unit;
-}
-
 } // namespace stagecraft

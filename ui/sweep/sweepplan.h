@@ -44,7 +44,4 @@ std::vector<int> sweepParetoFront(const std::vector<SweepCandidate>& ranked);
 /// "dp 16 · tp 8 · pp 8 · cp 1 · ep 1 · mb 1 · recompute selective · ZeRO 1 · SP"
 QString sweepPlanText(const SweepCandidate& plan);
 
-/// A step time with three significant digits and a unit: "7.41 s", "812 ms", "35.2 µs".
-QString formatStepTime(double seconds);
-
 } // namespace stagecraft

@@ -179,7 +179,7 @@ QVariant SweepRejectedModel::data(const QModelIndex& index, int role) const
         case RecomputeColumn:
             return QLatin1String(toString(c.recompute));
         case StepTimeColumn:
-            return timed ? formatStepTime(c.stepTimeS) : QString();
+            return timed ? formatDuration(c.stepTimeS) : QString();
         case PeakColumn:
             return timed ? formatByteCount(static_cast<double>(c.peakBytes)) : QString();
         default:

@@ -1,32 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "timeline/timeaxis.h"
 
+#include "models/formatting.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 
 namespace stagecraft {
-
-namespace {
-
-    struct Unit
-    {
-        double seconds;
-        const char* suffix;
-    };
-    constexpr std::array<Unit, 4> kUnits { { { 1e-9, " ns" }, { 1e-6, " \u00b5s" }, { 1e-3, " ms" }, { 1, " s" } } };
-
-    /// The largest unit not above `seconds` (ns for anything smaller).
-    Unit unitFor(double seconds)
-    {
-        Unit unit = kUnits.front();
-        for (const Unit& u : kUnits)
-            if (seconds >= u.seconds * (1 - 1e-9))
-                unit = u;
-        return unit;
-    }
-
-} // namespace
 
 TimeAxis TimeAxis::zoomed(double factor, double anchorX, double minSpanS, double maxSpanS) const
 {
@@ -81,24 +62,11 @@ QString formatTickTime(double timeS, double stepS)
     if (std::abs(timeS) < stepS * 1e-6)
         return QStringLiteral("0");
     // The unit of ten steps: 200 µs steps read "1.2 ms", 50 µs steps "250 µs".
-    const Unit unit = unitFor(stepS * 10);
+    const DurationUnit unit = durationUnitFor(stepS * 10);
     const double stepInUnit = stepS / unit.seconds;
     // A step of 1, 2 or 5 times 10^k needs -k decimals when k < 0.
     const int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(stepInUnit) - 1e-9)));
     return QString::number(timeS / unit.seconds, 'f', decimals) + QString::fromUtf8(unit.suffix);
-}
-
-QString formatDuration(double seconds)
-{
-    if (seconds == 0)
-        return QStringLiteral("0 s");
-    Unit unit = unitFor(std::abs(seconds));
-    // 999.7 µs rounds to "1000 µs" with three digits: say "1.00 ms" instead.
-    if (std::abs(seconds) / unit.seconds >= 999.5 && unit.seconds < 1)
-        unit = unitFor(unit.seconds * 1000);
-    const double v = seconds / unit.seconds;
-    const double a = std::abs(v);
-    return QString::number(v, 'f', a < 10 ? 2 : a < 100 ? 1 : 0) + QString::fromUtf8(unit.suffix);
 }
 
 } // namespace stagecraft

@@ -50,7 +50,5 @@ std::vector<double> tickTimes(double startS, double endS, double stepS);
 /// A tick label: `timeS` in the largest unit (ns, µs, ms, s) not above ten steps, with as many decimals as the step
 /// needs: "0", "250 µs", "1.2 ms" (200 µs steps), "12 s". C locale.
 QString formatTickTime(double timeS, double stepS);
-/// A duration for tooltips and the summary, three significant digits: "850 ns", "12.3 µs", "1.24 ms", "3.20 s".
-QString formatDuration(double seconds);
 
 } // namespace stagecraft

@@ -5,7 +5,6 @@
 #include "models/formatting.h"
 #include "models/overviewmodel.h"
 #include "synthesis/synthesis.h"
-#include "timeline/timeaxis.h"
 
 #include <QApplication>
 #include <QFrame>
