@@ -7,6 +7,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QFont>
+#include <optional>
 
 namespace stagecraft {
 
@@ -14,38 +15,23 @@ namespace {
 
     const QColor kCurrentBackground(0xff, 0xf3, 0xc4);
 
+    static_assert(SweepModel::PeakColumn - SweepModel::DpColumn == static_cast<int>(SweepField::Peak)
+            && SweepModel::PeakColumn + 1 == SweepModel::ColumnCount,
+        "the columns after RankColumn are the SweepField values in order");
+
+    /// The plan field of a column; every column after RankColumn is one, in SweepField order.
+    std::optional<SweepField> fieldOf(int column)
+    {
+        if (column < SweepModel::DpColumn || column >= SweepModel::ColumnCount)
+            return std::nullopt;
+        return static_cast<SweepField>(column - SweepModel::DpColumn);
+    }
+
     QVariant raw(const SweepCandidate& c, int column, int row)
     {
-        switch (column) {
-        case SweepModel::RankColumn:
-            return row + 1;
-        case SweepModel::DpColumn:
-            return qint64(c.dp);
-        case SweepModel::TpColumn:
-            return qint64(c.tp);
-        case SweepModel::PpColumn:
-            return qint64(c.pp);
-        case SweepModel::CpColumn:
-            return qint64(c.cp);
-        case SweepModel::EpColumn:
-            return qint64(c.ep);
-        case SweepModel::MicroBatchColumn:
-            return qint64(c.microBatch);
-        case SweepModel::RecomputeColumn:
-            return static_cast<int>(c.recompute);
-        case SweepModel::ZeroColumn:
-            return c.zero;
-        case SweepModel::SequenceParallelColumn:
-            return c.sequenceParallel;
-        case SweepModel::StepTimeColumn:
-            return c.stepTimeS;
-        case SweepModel::MfuColumn:
-            return c.mfu;
-        case SweepModel::PeakColumn:
-            return qint64(c.peakBytes);
-        default:
-            return {};
-        }
+        if (const auto field = fieldOf(column))
+            return sweepFieldValue(c, *field);
+        return column == SweepModel::RankColumn ? QVariant(row + 1) : QVariant();
     }
 
 } // namespace
@@ -130,20 +116,9 @@ QVariant SweepModel::data(const QModelIndex& index, int role) const
     const SweepCandidate& c = *candidate(row);
     switch (role) {
     case Qt::DisplayRole:
-        switch (column) {
-        case RecomputeColumn:
-            return QLatin1String(toString(c.recompute));
-        case SequenceParallelColumn:
-            return c.sequenceParallel ? tr("yes") : tr("no");
-        case StepTimeColumn:
-            return formatDuration(c.stepTimeS);
-        case MfuColumn:
-            return QString(QString::number(c.mfu * 100, 'f', 1) + QStringLiteral(" %"));
-        case PeakColumn:
-            return formatByteCount(static_cast<double>(c.peakBytes));
-        default:
-            return raw(c, column, row);
-        }
+        if (const auto field = fieldOf(column))
+            return sweepFieldDisplay(c, *field);
+        return raw(c, column, row);
     case SortRole:
     case RawValueRole:
         return raw(c, column, row);
@@ -152,7 +127,7 @@ QVariant SweepModel::data(const QModelIndex& index, int role) const
     case CurrentRole:
         return row == m_currentRow;
     case Qt::TextAlignmentRole:
-        if (column == RecomputeColumn || column == SequenceParallelColumn)
+        if (const auto field = fieldOf(column); field && sweepFieldIsText(*field))
             return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::FontRole:
@@ -183,70 +158,11 @@ QVariant SweepModel::headerData(int section, Qt::Orientation orientation, int ro
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    if (role == Qt::DisplayRole) {
-        switch (section) {
-        case RankColumn:
-            return tr("Rank");
-        case DpColumn:
-            return tr("dp");
-        case TpColumn:
-            return tr("tp");
-        case PpColumn:
-            return tr("pp");
-        case CpColumn:
-            return tr("cp");
-        case EpColumn:
-            return tr("ep");
-        case MicroBatchColumn:
-            return tr("mb");
-        case RecomputeColumn:
-            return tr("Recompute");
-        case ZeroColumn:
-            return tr("ZeRO");
-        case SequenceParallelColumn:
-            return tr("SP");
-        case StepTimeColumn:
-            return tr("Step time");
-        case MfuColumn:
-            return tr("MFU");
-        case PeakColumn:
-            return tr("Peak memory");
-        default:
-            return {};
-        }
-    }
-    if (role == Qt::ToolTipRole) {
-        switch (section) {
-        case RankColumn:
-            return tr("Position by ascending step time");
-        case DpColumn:
-            return tr("Data-parallel degree");
-        case TpColumn:
-            return tr("Tensor-parallel degree");
-        case PpColumn:
-            return tr("Pipeline-parallel degree (stages)");
-        case CpColumn:
-            return tr("Context-parallel degree");
-        case EpColumn:
-            return tr("Expert-parallel degree (MoE models)");
-        case MicroBatchColumn:
-            return tr("Micro-batch size (sequences per micro-batch per replica)");
-        case RecomputeColumn:
-            return tr("Activation recomputation");
-        case ZeroColumn:
-            return tr("ZeRO stage (3 = FSDP)");
-        case SequenceParallelColumn:
-            return tr("Sequence parallelism alongside tensor parallelism");
-        case StepTimeColumn:
-            return tr("Estimated iteration time");
-        case MfuColumn:
-            return tr("Model FLOPs utilization");
-        case PeakColumn:
-            return tr("Peak memory of the fullest GPU");
-        default:
-            return {};
-        }
-    }
+    const auto field = fieldOf(section);
+    if (role == Qt::DisplayRole)
+        return field ? sweepFieldTitle(*field) : tr("Rank");
+    if (role == Qt::ToolTipRole)
+        return field ? sweepFieldToolTip(*field) : tr("Position by ascending step time");
     return {};
 }
 

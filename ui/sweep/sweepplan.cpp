@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "sweep/sweepplan.h"
 
+#include "models/formatting.h"
+
+#include <QObject>
 #include <algorithm>
 #include <numeric>
 
@@ -88,6 +91,122 @@ QString sweepPlanText(const SweepCandidate& plan)
     if (plan.sequenceParallel)
         text += QStringLiteral(" \u00b7 SP");
     return text;
+}
+
+QVariant sweepFieldValue(const SweepCandidate& c, SweepField field)
+{
+    switch (field) {
+    case SweepField::Dp:
+        return qint64(c.dp);
+    case SweepField::Tp:
+        return qint64(c.tp);
+    case SweepField::Pp:
+        return qint64(c.pp);
+    case SweepField::Cp:
+        return qint64(c.cp);
+    case SweepField::Ep:
+        return qint64(c.ep);
+    case SweepField::MicroBatch:
+        return qint64(c.microBatch);
+    case SweepField::Recompute:
+        return static_cast<int>(c.recompute);
+    case SweepField::Zero:
+        return c.zero;
+    case SweepField::SequenceParallel:
+        return c.sequenceParallel;
+    case SweepField::StepTime:
+        return c.stepTimeS;
+    case SweepField::Mfu:
+        return c.mfu;
+    case SweepField::Peak:
+        return qint64(c.peakBytes);
+    }
+    return {};
+}
+
+QVariant sweepFieldDisplay(const SweepCandidate& c, SweepField field)
+{
+    switch (field) {
+    case SweepField::Recompute:
+        return QLatin1String(toString(c.recompute));
+    case SweepField::SequenceParallel:
+        return c.sequenceParallel ? QObject::tr("yes") : QObject::tr("no");
+    case SweepField::StepTime:
+        return formatDuration(c.stepTimeS);
+    case SweepField::Mfu:
+        return QString(QString::number(c.mfu * 100, 'f', 1) + QStringLiteral(" %"));
+    case SweepField::Peak:
+        return formatByteCount(static_cast<double>(c.peakBytes));
+    default:
+        return sweepFieldValue(c, field);
+    }
+}
+
+QString sweepFieldTitle(SweepField field)
+{
+    switch (field) {
+    case SweepField::Dp:
+        return QObject::tr("dp");
+    case SweepField::Tp:
+        return QObject::tr("tp");
+    case SweepField::Pp:
+        return QObject::tr("pp");
+    case SweepField::Cp:
+        return QObject::tr("cp");
+    case SweepField::Ep:
+        return QObject::tr("ep");
+    case SweepField::MicroBatch:
+        return QObject::tr("mb");
+    case SweepField::Recompute:
+        return QObject::tr("Recompute");
+    case SweepField::Zero:
+        return QObject::tr("ZeRO");
+    case SweepField::SequenceParallel:
+        return QObject::tr("SP");
+    case SweepField::StepTime:
+        return QObject::tr("Step time");
+    case SweepField::Mfu:
+        return QObject::tr("MFU");
+    case SweepField::Peak:
+        return QObject::tr("Peak memory");
+    }
+    return {};
+}
+
+QString sweepFieldToolTip(SweepField field)
+{
+    switch (field) {
+    case SweepField::Dp:
+        return QObject::tr("Data-parallel degree");
+    case SweepField::Tp:
+        return QObject::tr("Tensor-parallel degree");
+    case SweepField::Pp:
+        return QObject::tr("Pipeline-parallel degree (stages)");
+    case SweepField::Cp:
+        return QObject::tr("Context-parallel degree");
+    case SweepField::Ep:
+        return QObject::tr("Expert-parallel degree (MoE models)");
+    case SweepField::MicroBatch:
+        return QObject::tr("Micro-batch size (sequences per micro-batch per replica)");
+    case SweepField::Recompute:
+        return QObject::tr("Activation recomputation");
+    case SweepField::Zero:
+        return QObject::tr("ZeRO stage (3 = FSDP)");
+    case SweepField::SequenceParallel:
+        return QObject::tr("Sequence parallelism alongside tensor parallelism");
+    case SweepField::StepTime:
+        return QObject::tr("Estimated iteration time");
+    case SweepField::Mfu:
+        return QObject::tr("Model FLOPs utilization");
+    case SweepField::Peak:
+        return QObject::tr("Peak memory of the fullest GPU");
+    }
+    return {};
+}
+
+bool sweepFieldIsText(SweepField field)
+{
+    return field == SweepField::Recompute || field == SweepField::SequenceParallel;
 }
 
 } // namespace stagecraft

@@ -5,6 +5,7 @@
 #include "estimate/sweep.h"
 
 #include <QString>
+#include <QVariant>
 #include <vector>
 
 namespace stagecraft {
@@ -40,6 +41,33 @@ bool sameSweepInputs(const Config& a, const Config& b);
 /// dominates another when its step time and its peak memory are both lower or equal, and one of them is lower).
 /// Ordered by ascending peak memory (so by descending step time). O(n log n).
 std::vector<int> sweepParetoFront(const std::vector<SweepCandidate>& ranked);
+
+/// A plan field as the sweep tables show it. Both tables take their cells and titles from here.
+enum class SweepField
+{
+    Dp,
+    Tp,
+    Pp,
+    Cp,
+    Ep,
+    MicroBatch,
+    Recompute,
+    Zero,
+    SequenceParallel,
+    StepTime,
+    Mfu,
+    Peak,
+};
+/// The raw value of `field` (sorting, RawValueRole): integers as qint64, recompute as its enum value, SP as bool,
+/// step time and MFU as double, peak as qint64 bytes.
+QVariant sweepFieldValue(const SweepCandidate& plan, SweepField field);
+/// The displayed value: text for recompute, SP, step time, MFU and peak memory, the raw value otherwise.
+QVariant sweepFieldDisplay(const SweepCandidate& plan, SweepField field);
+/// The column title ("dp", "mb", "Step time") and its tooltip.
+QString sweepFieldTitle(SweepField field);
+QString sweepFieldToolTip(SweepField field);
+/// True for the fields shown as words (left-aligned): recompute and SP.
+bool sweepFieldIsText(SweepField field);
 
 /// "dp 16 · tp 8 · pp 8 · cp 1 · ep 1 · mb 1 · recompute selective · ZeRO 1 · SP"
 QString sweepPlanText(const SweepCandidate& plan);

@@ -7,7 +7,9 @@
 
 #include <QFont>
 #include <algorithm>
+#include <array>
 #include <map>
+#include <optional>
 
 namespace stagecraft {
 
@@ -16,34 +18,22 @@ namespace {
     // internalId of an index: 0 for a group row, group + 1 for a plan row.
     constexpr quintptr kGroupId = 0;
 
+    /// The plan field of each column (none for the reason); the table leaves out SP and MFU.
+    std::optional<SweepField> fieldOf(int column)
+    {
+        static constexpr std::array<SweepField, SweepRejectedModel::ColumnCount - 1> kFields { SweepField::Dp,
+            SweepField::Tp, SweepField::Pp, SweepField::Cp, SweepField::Ep, SweepField::MicroBatch,
+            SweepField::Recompute, SweepField::Zero, SweepField::StepTime, SweepField::Peak };
+        if (column <= SweepRejectedModel::ReasonColumn || column >= SweepRejectedModel::ColumnCount)
+            return std::nullopt;
+        return kFields[static_cast<size_t>(column - 1)];
+    }
+
     QVariant raw(const SweepCandidate& c, int column)
     {
-        switch (column) {
-        case SweepRejectedModel::ReasonColumn:
-            return QString::fromStdString(c.reason);
-        case SweepRejectedModel::DpColumn:
-            return qint64(c.dp);
-        case SweepRejectedModel::TpColumn:
-            return qint64(c.tp);
-        case SweepRejectedModel::PpColumn:
-            return qint64(c.pp);
-        case SweepRejectedModel::CpColumn:
-            return qint64(c.cp);
-        case SweepRejectedModel::EpColumn:
-            return qint64(c.ep);
-        case SweepRejectedModel::MicroBatchColumn:
-            return qint64(c.microBatch);
-        case SweepRejectedModel::RecomputeColumn:
-            return static_cast<int>(c.recompute);
-        case SweepRejectedModel::ZeroColumn:
-            return c.zero;
-        case SweepRejectedModel::StepTimeColumn:
-            return c.stepTimeS;
-        case SweepRejectedModel::PeakColumn:
-            return qint64(c.peakBytes);
-        default:
-            return {};
-        }
+        if (const auto field = fieldOf(column))
+            return sweepFieldValue(c, *field);
+        return column == SweepRejectedModel::ReasonColumn ? QVariant(QString::fromStdString(c.reason)) : QVariant();
     }
 
 } // namespace
@@ -175,16 +165,11 @@ QVariant SweepRejectedModel::data(const QModelIndex& index, int role) const
     const bool timed = c.rejection == SweepRejection::OutOfMemory;
     switch (role) {
     case Qt::DisplayRole:
-        switch (column) {
-        case RecomputeColumn:
-            return QLatin1String(toString(c.recompute));
-        case StepTimeColumn:
-            return timed ? formatDuration(c.stepTimeS) : QString();
-        case PeakColumn:
-            return timed ? formatByteCount(static_cast<double>(c.peakBytes)) : QString();
-        default:
-            return raw(c, column);
-        }
+        if (!timed && (column == StepTimeColumn || column == PeakColumn))
+            return QString();
+        if (const auto field = fieldOf(column))
+            return sweepFieldDisplay(c, *field);
+        return raw(c, column);
     case SortRole:
     case RawValueRole:
         if (!timed && (column == StepTimeColumn || column == PeakColumn))
@@ -193,7 +178,7 @@ QVariant SweepRejectedModel::data(const QModelIndex& index, int role) const
     case RejectedIndexRole:
         return i;
     case Qt::TextAlignmentRole:
-        if (column == ReasonColumn || column == RecomputeColumn)
+        if (const auto field = fieldOf(column); !field || sweepFieldIsText(*field))
             return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
@@ -207,32 +192,8 @@ QVariant SweepRejectedModel::headerData(int section, Qt::Orientation orientation
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= ColumnCount)
         return {};
-    switch (section) {
-    case ReasonColumn:
-        return tr("Reason");
-    case DpColumn:
-        return tr("dp");
-    case TpColumn:
-        return tr("tp");
-    case PpColumn:
-        return tr("pp");
-    case CpColumn:
-        return tr("cp");
-    case EpColumn:
-        return tr("ep");
-    case MicroBatchColumn:
-        return tr("mb");
-    case RecomputeColumn:
-        return tr("Recompute");
-    case ZeroColumn:
-        return tr("ZeRO");
-    case StepTimeColumn:
-        return tr("Step time");
-    case PeakColumn:
-        return tr("Peak memory");
-    default:
-        return {};
-    }
+    const auto field = fieldOf(section);
+    return field ? sweepFieldTitle(*field) : tr("Reason");
 }
 
 } // namespace stagecraft
