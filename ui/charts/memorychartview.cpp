@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "charts/memorychartview.h"
 
+#include "charts/chartparts.h"
 #include "models/formatting.h"
 #include "models/memorymodel.h"
 
@@ -36,26 +37,6 @@ namespace {
                 + QLatin1Char(')');
         return name + QStringLiteral(" (max ") + formatByteCount(static_cast<double>(data.categoryMaxBytes[c_]))
             + QLatin1Char(')');
-    }
-
-    // A "nice" tick interval (1, 2, 2.5 or 5 times a power of ten) giving about `ticks` intervals over `range`.
-    double niceInterval(double range, int ticks)
-    {
-        if (range <= 0)
-            return 1;
-        const double raw = range / ticks;
-        const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-        for (double m : { 1.0, 2.0, 2.5, 5.0 })
-            if (m * magnitude >= raw)
-                return m * magnitude;
-        return 10 * magnitude;
-    }
-
-    QString labelFormat(double interval)
-    {
-        if (interval >= 1)
-            return QStringLiteral("%.0f");
-        return interval >= 0.1 ? QStringLiteral("%.1f") : QStringLiteral("%.2f");
     }
 
     void hideLegendMarker(QChart* chart, QAbstractSeries* series)
@@ -241,14 +222,14 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
     m_axisX->setRange(0, lastStep);
     m_axisX->setTickType(QValueAxis::TicksDynamic);
     m_axisX->setTickAnchor(0);
-    m_axisX->setTickInterval(niceInterval(lastStep, 8));
+    m_axisX->setTickInterval(niceTickInterval(lastStep, 8));
     const double top = std::max(dataMax, hbmOnScale ? hbm : 0.0) * 1.1;
-    const double yInterval = niceInterval(top > 0 ? top : 1, 6);
+    const double yInterval = niceTickInterval(top > 0 ? top : 1, 6);
     m_axisY->setRange(0, std::ceil((top > 0 ? top : 1) / yInterval) * yInterval);
     m_axisY->setTickType(QValueAxis::TicksDynamic);
     m_axisY->setTickAnchor(0);
     m_axisY->setTickInterval(yInterval);
-    m_axisY->setLabelFormat(labelFormat(yInterval));
+    m_axisY->setLabelFormat(tickLabelFormat(yInterval));
     m_axisY->setTitleText(QStringLiteral("memory per rank (%1)").arg(data.unitName));
 
     auto entry = [](const QColor& color, const QString& symbol, const QString& name) {

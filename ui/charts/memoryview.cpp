@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "charts/memoryview.h"
 
+#include "charts/chartparts.h"
 #include "charts/memorychartview.h"
 #include "estimate/gpuspec.h"
 #include "models/formatting.h"
@@ -101,22 +102,7 @@ MemoryView::MemoryView(QWidget* parent)
     sideLayout->addWidget(m_table, 1);
     sideLayout->addWidget(hint);
 
-    // The chart and its legend on one white card; the legend is a label because QLegend cannot wrap.
-    auto* card = new QFrame(this);
-    card->setFrameShape(QFrame::StyledPanel);
-    card->setAutoFillBackground(true);
-    QPalette cardPalette = card->palette();
-    cardPalette.setColor(QPalette::Window, Qt::white);
-    card->setPalette(cardPalette);
-    auto* cardLayout = new QVBoxLayout(card);
-    cardLayout->setContentsMargins(0, 0, 0, 8);
-    cardLayout->setSpacing(0);
-    cardLayout->addWidget(m_chart, 1);
-    m_legend->setTextFormat(Qt::RichText);
-    m_legend->setWordWrap(true);
-    m_legend->setAlignment(Qt::AlignHCenter);
-    m_legend->setContentsMargins(12, 0, 12, 0);
-    cardLayout->addWidget(m_legend);
+    QFrame* card = chartCard(m_chart, m_legend, this);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(card);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sweep/sweepchartview.h"
 
+#include "charts/chartparts.h"
 #include "models/formatting.h"
 
 #include <QCategoryAxis>
@@ -29,26 +30,6 @@ namespace {
     /// Above this ratio of the largest to the smallest drawn step time, the time axis is logarithmic.
     constexpr double kLogRatio = 20;
     constexpr double kHitRadiusPx = 8;
-
-    // A "nice" tick interval (1, 2, 2.5 or 5 times a power of ten) giving about `ticks` intervals over `range`.
-    double niceInterval(double range, int ticks)
-    {
-        if (range <= 0)
-            return 1;
-        const double raw = range / ticks;
-        const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-        for (double m : { 1.0, 2.0, 2.5, 5.0 })
-            if (m * magnitude >= raw)
-                return m * magnitude;
-        return 10 * magnitude;
-    }
-
-    QString labelFormat(double interval)
-    {
-        if (interval >= 1)
-            return QStringLiteral("%.0f");
-        return interval >= 0.1 ? QStringLiteral("%.1f") : QStringLiteral("%.2f");
-    }
 
     QString tickLabel(double value)
     {
@@ -223,12 +204,12 @@ void SweepChartView::setSweep(
     const bool hbmOnScale = r.hbmBytes > 0 && r.hbmBytes <= maxDrawn * 1.25;
     const double xTop = std::max(static_cast<double>(maxDrawn), hbmOnScale ? static_cast<double>(r.hbmBytes) : 0.0)
         * 1.05 / m_unitBytes;
-    const double xInterval = niceInterval(xTop > 0 ? xTop : 1, 8);
+    const double xInterval = niceTickInterval(xTop > 0 ? xTop : 1, 8);
     m_axisX->setRange(0, std::ceil((xTop > 0 ? xTop : 1) / xInterval) * xInterval);
     m_axisX->setTickType(QValueAxis::TicksDynamic);
     m_axisX->setTickAnchor(0);
     m_axisX->setTickInterval(xInterval);
-    m_axisX->setLabelFormat(labelFormat(xInterval));
+    m_axisX->setLabelFormat(tickLabelFormat(xInterval));
 
     // Time axis: ticks at 1-2-5 steps (log) or at a nice interval (linear); a category axis places the labels.
     for (const QString& label : m_axisY->categoriesLabels())
@@ -247,7 +228,7 @@ void SweepChartView::setSweep(
             }
     } else {
         const double span = std::max(hi - lo, hi * 0.05);
-        const double interval = niceInterval(span * 1.1, 6);
+        const double interval = niceTickInterval(span * 1.1, 6);
         const double bottom = std::max(0.0, std::floor((lo - span * 0.05) / interval) * interval);
         yMax = std::ceil((hi + span * 0.05) / interval) * interval;
         for (double v = bottom; v < yMax + interval * 0.01; v += interval)

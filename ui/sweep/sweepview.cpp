@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sweep/sweepview.h"
 
+#include "charts/chartparts.h"
 #include "config/configvalidator.h"
 #include "estimate/stepestimate.h"
 #include "models/formatting.h"
@@ -166,21 +167,7 @@ SweepView::SweepView(QWidget* parent)
     sideLayout->addWidget(m_tabs, 1);
     sideLayout->addWidget(hint);
 
-    auto* card = new QFrame(this);
-    card->setFrameShape(QFrame::StyledPanel);
-    card->setAutoFillBackground(true);
-    QPalette cardPalette = card->palette();
-    cardPalette.setColor(QPalette::Window, Qt::white);
-    card->setPalette(cardPalette);
-    auto* cardLayout = new QVBoxLayout(card);
-    cardLayout->setContentsMargins(0, 0, 0, 8);
-    cardLayout->setSpacing(0);
-    cardLayout->addWidget(m_chart, 1);
-    m_legend->setTextFormat(Qt::RichText);
-    m_legend->setWordWrap(true);
-    m_legend->setAlignment(Qt::AlignHCenter);
-    m_legend->setContentsMargins(12, 0, 12, 0);
-    cardLayout->addWidget(m_legend);
+    QFrame* card = chartCard(m_chart, m_legend, this);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(card);

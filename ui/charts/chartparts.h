@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QString>
+
+class QFrame;
+class QLabel;
+class QWidget;
+
+namespace stagecraft {
+
+// Pieces the Qt Charts views (Memory, Sweep) share.
+
+/// A "nice" tick interval (1, 2, 2.5 or 5 times a power of ten) giving about `ticks` intervals over `range`;
+/// 1 for an empty range.
+double niceTickInterval(double range, int ticks);
+/// The printf format of axis labels for ticks `interval` apart: "%.0f" from 1 up, "%.1f" from 0.1, else "%.2f".
+QString tickLabelFormat(double interval);
+/// The chart and its legend on one white card. The legend is a rich-text label under the chart because QLegend
+/// cannot wrap. Reparents both into the returned frame (owned by `parent`).
+QFrame* chartCard(QWidget* chart, QLabel* legend, QWidget* parent);
+
+} // namespace stagecraft
