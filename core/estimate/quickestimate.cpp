@@ -440,7 +440,7 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         // layer per chunk makes is measured on one stage type (a middle one when there is one: pure layers) and
         // applied to all: an added decoder layer brings the same nodes, buffers and state on every stage.
         const bool exactLayers = *minIt == *maxIt && *minIt <= 2;
-        const int32_t baseLayers = exactLayers ? *minIt : 1;
+        const int32_t baseLayers = exactLayers ? *minIt : std::min(*minIt, 2);
         const int32_t deltaType = shape.pr == 3 ? 1 : 0;
 
         const Mesh realMesh(par);
@@ -471,17 +471,28 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                     return false;
             return true;
         };
-        std::vector<StageProfile> base, twoLayers;
-        if (!buildProfiles(baseLayers, -1, base) || (!exactLayers && !buildProfiles(2, deltaType, twoLayers)))
+        // A layer added to a chunk is not always like the next one: FSDP prefetches one layer ahead (the first added
+        // layer also brings a second gathered layer into the peak, later ones do not), and where the memory peak
+        // sits can move over the first few layers. So the base has two layers per chunk where every chunk has two,
+        // and the changes made by one and by two more layers are measured; the second drives the extrapolation.
+        const bool threeMeasured = !exactLayers && *maxIt >= baseLayers + 2;
+        std::vector<StageProfile> base, next, third;
+        if (!buildProfiles(baseLayers, -1, base) || (!exactLayers && !buildProfiles(baseLayers + 1, deltaType, next))
+            || (threeMeasured && !buildProfiles(baseLayers + 2, deltaType, third)))
             return false;
         std::map<std::pair<int32_t, int32_t>, StageProfile> extrapolated; // (type, layers per chunk)
         auto profileFor = [&](int32_t type, int32_t layers) -> const StageProfile& {
             auto [it, inserted] = extrapolated.try_emplace({ type, layers });
             if (inserted) {
                 const StageProfile& b = base[static_cast<size_t>(type)];
-                it->second = exactLayers ? b
-                                         : extrapolate(b, base[static_cast<size_t>(deltaType)],
-                                             twoLayers[static_cast<size_t>(deltaType)], layers - 1.0);
+                const size_t d = static_cast<size_t>(deltaType);
+                if (exactLayers)
+                    it->second = b;
+                else if (!threeMeasured || layers <= baseLayers + 1)
+                    it->second = extrapolate(b, base[d], next[d], double(layers - baseLayers));
+                else
+                    it->second = extrapolate(extrapolate(b, base[d], next[d], 1.0), next[d], third[d],
+                        double(layers - baseLayers - 1));
             }
             return it->second;
         };

@@ -40,6 +40,25 @@ namespace {
 
 } // namespace
 
+int64_t traceNumOps(const SynthesisResult& result, const ClassProgram& program, const ProgramNode& n)
+{
+    if (n.flops > 0)
+        return n.flops;
+    // A memory-bound op (gather, dispatch, combine, copy, cast) does one element operation per element it writes.
+    int64_t elements = 0;
+    for (int32_t b : n.writes) {
+        const Buffer& buf = program.buffers[static_cast<size_t>(b)];
+        const int width = buf.tensor >= 0 ? dtypeBytes(result.graph->tensor(TensorId { buf.tensor }).dtype) : 1;
+        elements += buf.bytes / std::max(1, width);
+    }
+    return std::max<int64_t>(1, elements);
+}
+
+uint64_t traceTensorSize(const ProgramNode& n)
+{
+    return static_cast<uint64_t>(std::max<int64_t>(1, n.bytes));
+}
+
 std::string checkExportName(const std::string& name)
 {
     if (name.empty())
@@ -90,8 +109,8 @@ std::vector<ChakraNode> rankTraceNodes(const SynthesisResult& result, RankId ran
         switch (n.kind) {
         case NodeKind::Compute:
             c.type = ChakraNodeType::Comp;
-            c.attrs.push_back(chakraNumOps(n.flops));
-            c.attrs.push_back(chakraTensorSize(static_cast<uint64_t>(n.bytes)));
+            c.attrs.push_back(chakraNumOps(traceNumOps(result, program, n)));
+            c.attrs.push_back(chakraTensorSize(traceTensorSize(n)));
             c.attrs.push_back(chakraOpType(opTypeOf(result, n)));
             c.attrs.push_back(chakraIsCpuOp(false));
             break;

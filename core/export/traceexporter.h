@@ -57,6 +57,12 @@ std::string checkExportName(const std::string& name);
 /// an earlier node. Compute nodes: num_ops (FLOPs), tensor_size (bytes), op_type, is_cpu_op = false;
 /// collectives: comm_type, comm_size (bytes, Chakra's per-type meaning), pg_name, is_cpu_op; send/recv:
 /// comm_src, comm_dst, comm_tag, comm_size, is_cpu_op.
+/// `num_ops` of a compute node: its FLOPs, or for a memory-bound op without FLOPs the elements it writes; at
+/// least 1, since a roofline consumer divides by it (ASTRA-sim times num_ops 0 as NaN and the rank never ends).
+int64_t traceNumOps(const SynthesisResult& result, const ClassProgram& program, const ProgramNode& n);
+/// `tensor_size` of a compute node: the bytes it reads and writes, at least 1 (ASTRA-sim skips size 0).
+uint64_t traceTensorSize(const ProgramNode& n);
+
 std::vector<ChakraNode> rankTraceNodes(const SynthesisResult& result, RankId rank, const ExportOptions& options);
 /// The GlobalMetadata Stagecraft writes (version "0.0.4", attr schema naming the producer and units).
 ChakraMetadata traceMetadata();

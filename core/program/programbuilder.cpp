@@ -72,12 +72,33 @@ namespace {
 
     private:
         // --- node and buffer helpers -------------------------------------------------------------------------
+        /// Appends a node in schedule order. A consumer that runs every node as soon as its dependencies are done
+        /// (ASTRA-sim) must still run it here: every node waits, directly or through its dependencies, for the
+        /// compute node that precedes it in the program. Compute nodes thereby form one chain (the GPU's compute
+        /// stream), and a collective, send or recv cannot start before the work the schedule puts ahead of it.
         uint32_t addNode(ProgramNode node)
         {
             std::sort(node.dataDeps.begin(), node.dataDeps.end());
             node.dataDeps.erase(std::unique(node.dataDeps.begin(), node.dataDeps.end()), node.dataDeps.end());
+            // m_anchor[i]: the latest compute node that node i waits for (itself for a compute node). Because the
+            // compute nodes are chained, waiting for compute node c means waiting for every compute node before c.
+            int64_t anchor = -1;
+            for (NodeId d : node.dataDeps)
+                anchor = std::max(anchor, m_anchor[d.value]);
+            for (NodeId d : node.ctrlDeps)
+                anchor = std::max(anchor, m_anchor[d.value]);
+            if (m_lastCompute != kNoNode && anchor < static_cast<int64_t>(m_lastCompute)) {
+                node.ctrlDeps.push_back(NodeId { m_lastCompute });
+                anchor = m_lastCompute;
+            }
+            const auto index = static_cast<uint32_t>(m_program.nodes.size());
+            if (node.kind == NodeKind::Compute) {
+                anchor = index;
+                m_lastCompute = index;
+            }
+            m_anchor.push_back(anchor);
             m_program.nodes.push_back(std::move(node));
-            return static_cast<uint32_t>(m_program.nodes.size() - 1);
+            return index;
         }
         int32_t addBuffer(int32_t tensor, int32_t microBatch, int64_t bytes, MemoryCategory category, bool resident)
         {
@@ -110,6 +131,8 @@ namespace {
 
         // --- emission ----------------------------------------------------------------------------------------
         void emitUnit(const ScheduleUnit& unit);
+        void prefetchNextLayer(const std::vector<std::pair<int32_t, Phase>>& steps, size_t at, int32_t microBatch);
+        void readUnreadOutputs();
         void emitOp(int32_t opIndex, int32_t microBatch, int32_t chunk, Phase phase);
         void reduceGradients(int32_t layer, int32_t microBatch);
         void flushGradientBucket(int32_t microBatch);
@@ -151,8 +174,8 @@ namespace {
         std::vector<int32_t> m_pendingLayers; ///< layers waiting in the current gradient bucket
         int64_t m_pendingBytes = 0;
         std::map<int32_t, std::vector<uint32_t>> m_reductionNodes; ///< layer -> final reduction nodes
-        uint32_t m_lastUnitCompute = kNoNode;
-        bool m_unitStarted = false;
+        uint32_t m_lastCompute = kNoNode; ///< the compute node added last
+        std::vector<int64_t> m_anchor; ///< per node: the latest compute node it waits for, -1 for none
     };
 
     void StageBuilder::ensureResident(int32_t w)
@@ -407,12 +430,7 @@ namespace {
             n.writes.push_back(buf);
             produced.emplace_back(t, buf);
         }
-        if (!m_unitStarted) {
-            addDep(n.ctrlDeps, m_lastUnitCompute);
-            m_unitStarted = true;
-        }
         const uint32_t node = addNode(std::move(n));
-        m_lastUnitCompute = node;
         const int passKey = phase == Phase::Forward ? 0 : 1;
         m_firstComputeOfLayer.try_emplace({ op.layer, passKey }, node);
         for (auto [t, buf] : produced) {
@@ -557,9 +575,7 @@ namespace {
             if (m_reductionNodes[layer].empty())
                 for (uint32_t w : m_gradWriters[layer])
                     addDep(n.dataDeps, w);
-            addDep(n.ctrlDeps, m_lastUnitCompute);
             const uint32_t opt = addNode(std::move(n));
-            m_lastUnitCompute = opt;
             if (m_zero != 1 && m_zero != 2)
                 continue;
             std::map<AxisMask, std::pair<Relayout, std::vector<int32_t>>> gathers;
@@ -588,32 +604,104 @@ namespace {
 
     void StageBuilder::emitUnit(const ScheduleUnit& unit)
     {
-        m_unitStarted = false;
         m_firstComputeOfLayer.clear();
-        if (!unit.backward) {
-            for (int32_t op : m_chunkForward[static_cast<size_t>(unit.localChunk)])
-                emitOp(op, unit.microBatch, unit.localChunk, Phase::Forward);
-            return;
-        }
-        m_gradWriters.clear(); // the reduction after the last micro-batch waits on that micro-batch's writers
-        // Recompute each layer's forward right before that layer's backward (checkpointed layers), so only one
-        // layer's recomputed activations are alive at a time.
+        // The unit's ops in schedule order. Backward: each layer's forward is recomputed right before that layer's
+        // backward (checkpointed layers), so only one layer's recomputed activations are alive at a time.
+        std::vector<std::pair<int32_t, Phase>> steps;
         const std::vector<int32_t>& forward = m_chunkForward[static_cast<size_t>(unit.localChunk)];
-        auto recomputeLayer = [&](int32_t layer) {
+        if (!unit.backward) {
             for (int32_t op : forward)
-                if (G.ops[static_cast<size_t>(op)].layer == layer && recomputes(G.ops[static_cast<size_t>(op)]))
-                    emitOp(op, unit.microBatch, unit.localChunk, Phase::Recompute);
-        };
-        std::vector<int32_t> recomputed;
-        for (int32_t op : m_chunkBackward[static_cast<size_t>(unit.localChunk)]) {
-            const int32_t layer = G.ops[static_cast<size_t>(op)].layer;
-            if (std::find(recomputed.begin(), recomputed.end(), layer) == recomputed.end()) {
-                recomputed.push_back(layer);
-                recomputeLayer(layer);
+                steps.emplace_back(op, Phase::Forward);
+        } else {
+            m_gradWriters.clear(); // the reduction after the last micro-batch waits on that micro-batch's writers
+            std::map<int32_t, std::vector<int32_t>> recomputedOps; // layer -> its forward ops to re-run
+            for (int32_t op : forward)
+                if (recomputes(G.ops[static_cast<size_t>(op)]))
+                    recomputedOps[G.ops[static_cast<size_t>(op)].layer].push_back(op);
+            for (int32_t op : m_chunkBackward[static_cast<size_t>(unit.localChunk)]) {
+                const int32_t layer = G.ops[static_cast<size_t>(op)].layer;
+                if (auto it = recomputedOps.find(layer); it != recomputedOps.end()) {
+                    for (int32_t f : it->second)
+                        steps.emplace_back(f, Phase::Recompute);
+                    recomputedOps.erase(it);
+                }
+                steps.emplace_back(op, Phase::Backward);
             }
-            emitOp(op, unit.microBatch, unit.localChunk, Phase::Backward);
         }
-        flushGradientBucket(unit.microBatch);
+        for (size_t i = 0; i < steps.size(); ++i) {
+            emitOp(steps[i].first, unit.microBatch, unit.localChunk, steps[i].second);
+            const int32_t layer = G.ops[static_cast<size_t>(steps[i].first)].layer;
+            const bool startsLayer = i == 0 || G.ops[static_cast<size_t>(steps[i - 1].first)].layer != layer;
+            if (m_zero >= 3 && startsLayer)
+                prefetchNextLayer(steps, i, unit.microBatch);
+        }
+        if (unit.backward)
+            flushGradientBucket(unit.microBatch);
+    }
+
+    void StageBuilder::prefetchNextLayer(const std::vector<std::pair<int32_t, Phase>>& steps, size_t at, int32_t mb)
+    {
+        // FSDP prefetch: once layer l has started, the weights of the layer the schedule runs next are gathered,
+        // so the gather overlaps layer l and waits for nothing later than its start.
+        const int32_t layer = G.ops[static_cast<size_t>(steps[at].first)].layer;
+        size_t j = at + 1;
+        while (j < steps.size() && G.ops[static_cast<size_t>(steps[j].first)].layer == layer)
+            ++j;
+        if (j == steps.size())
+            return;
+        const int32_t next = G.ops[static_cast<size_t>(steps[j].first)].layer;
+        for (; j < steps.size() && G.ops[static_cast<size_t>(steps[j].first)].layer == next; ++j) {
+            const auto [opIndex, phase] = steps[j];
+            const Op& op = G.ops[static_cast<size_t>(opIndex)];
+            for (size_t k = 0; k < op.inputs.size(); ++k)
+                if (G.tensor(op.inputs[k].tensor).role == TensorRole::Weight)
+                    gatheredWeights(op.inputs[k].tensor.value, P.inputLayouts[static_cast<size_t>(opIndex)][k], mb,
+                        phase);
+        }
+    }
+
+    void StageBuilder::readUnreadOutputs()
+    {
+        // Every value has a reader: a consumer that tracks tensor lifetimes (ASTRA-sim's track-local-mem) keeps a
+        // value alive until its last reader, and one without a reader to the end of the iteration. A recomputed
+        // value nobody reads (the output of a checkpointed layer's last op, or a context that the backward takes
+        // from the forward) is held by autograd until the backward of the op that made it; any other unread value
+        // until the next compute node, which waits for its writer through the compute chain.
+        std::vector<ProgramNode>& nodes = m_program.nodes;
+        std::vector<uint8_t> isRead(m_program.buffers.size(), 0);
+        for (const ProgramNode& n : nodes)
+            for (int32_t b : n.reads)
+                isRead[static_cast<size_t>(b)] = 1;
+        std::vector<uint32_t> nextCompute(nodes.size(), kNoNode);
+        for (size_t i = nodes.size(); i-- > 1;)
+            nextCompute[i - 1] = nodes[i].kind == NodeKind::Compute ? static_cast<uint32_t>(i) : nextCompute[i];
+        std::map<std::pair<int32_t, int32_t>, uint32_t> backwardOf; // (forward op, micro-batch) -> backward node
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            const ProgramNode& n = nodes[i];
+            if (n.kind == NodeKind::Compute && n.pass == Pass::Backward && n.op >= 0) {
+                const int32_t f = G.ops[static_cast<size_t>(n.op)].forwardOp;
+                if (f >= 0)
+                    backwardOf.try_emplace({ f, n.microBatch }, static_cast<uint32_t>(i));
+            }
+        }
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            if (nodes[i].kind != NodeKind::Compute)
+                continue;
+            for (int32_t b : std::vector<int32_t>(nodes[i].writes)) {
+                const Buffer& buf = m_program.buffers[static_cast<size_t>(b)];
+                if (buf.resident || isRead[static_cast<size_t>(b)])
+                    continue;
+                uint32_t reader = nextCompute[i];
+                if (nodes[i].recompute)
+                    if (auto it = backwardOf.find({ nodes[i].op, nodes[i].microBatch });
+                        it != backwardOf.end() && it->second > i)
+                        reader = it->second;
+                if (reader == kNoNode)
+                    continue;
+                nodes[reader].reads.push_back(b);
+                isRead[static_cast<size_t>(b)] = 1;
+            }
+        }
     }
 
     ClassProgram StageBuilder::build()
@@ -654,6 +742,7 @@ namespace {
         for (const ScheduleUnit& unit : order)
             emitUnit(unit);
         emitOptimizer();
+        readUnreadOutputs();
         return std::move(m_program);
     }
 
