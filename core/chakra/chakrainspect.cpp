@@ -2,6 +2,7 @@
 #include "chakra/chakrainspect.h"
 
 #include "chakra/chakrareader.h"
+#include "chakra/chakrareplay.h"
 
 #include <algorithm>
 #include <fstream>
@@ -510,7 +511,16 @@ namespace {
             const auto numOps = node.intAttr("num_ops");
             const auto tensorSize = node.uintAttr("tensor_size");
             if (numOps) {
-                if (*numOps < 0) {
+                if (*numOps <= 0 && tensorSize && node.durationMicros == 0) {
+                    findings.add(
+                        FindingSeverity::Error, "num-ops-not-positive", {}, 1, [&] { return nodeRef(node); },
+                        [&] {
+                            return nodeLabel(node) + " has num_ops " + std::to_string(*numOps)
+                                + ": ASTRA-sim's roofline times it as " + (*numOps == 0 ? "0/0" : "negative")
+                                + ", the node never completes and no rank finishes (count a memory-bound op's "
+                                  "element operations)";
+                        });
+                } else if (*numOps < 0) {
                     findings.add(
                         FindingSeverity::Error, "negative-num-ops", {}, 1, [&] { return nodeRef(node); },
                         [&] { return nodeLabel(node) + " has num_ops " + std::to_string(*numOps); });
@@ -700,6 +710,8 @@ namespace {
         void addMetadata(const ChakraMetadata& metadata)
         {
             m_s.version = metadata.version;
+            if (const ChakraAttribute* a = metadata.attr("peak_memory_bytes"))
+                m_replay.setStatedPeak(a->toInt64());
             if (const ChakraAttribute* a = metadata.attr("schema"); a && a->stringValue())
                 m_s.schema = *a->stringValue();
             if (metadata.version.empty()) {
@@ -719,6 +731,7 @@ namespace {
         {
             const auto index = static_cast<uint32_t>(m_table.size());
             m_table.add(node);
+            m_replay.add(node);
             m_s.dataDepEdges += node.dataDeps.size();
             m_s.ctrlDepEdges += node.ctrlDeps.size();
             ++m_s.nodesByType[static_cast<int32_t>(node.type)];
@@ -775,6 +788,22 @@ namespace {
             }
 
             Graph graph = analyzeGraph(m_table, s, findings);
+            {
+                std::vector<TraceFinding> replayFindings;
+                const ReplaySummary replay = m_replay.finish(replayFindings);
+                s.escapes = replay.escapes;
+                s.unreadOutputs = replay.unreadOutputs;
+                s.replayTensorPeakBytes = replay.tensorPeakBytes;
+                s.statedPeakBytes = replay.statedPeakBytes;
+                for (TraceFinding& f : replayFindings) {
+                    bool inserted = false;
+                    TraceFinding& into = findings.at(f.check, f.subject, f.severity, f.message, &inserted);
+                    into.count += f.count;
+                    for (std::string& e : f.examples)
+                        if (into.examples.size() < MaxExamples)
+                            into.examples.push_back(std::move(e));
+                }
+            }
             for (uint32_t i : m_invalid) {
                 const uint32_t children = graph.childCount[i];
                 const std::string ref = "node " + std::to_string(m_table.ids[i]);
@@ -853,6 +882,7 @@ namespace {
         NodeStats m_stats;
         std::unordered_set<std::string> m_written;
         NodeTable m_table;
+        TraceReplay m_replay;
         std::vector<uint32_t> m_invalid;
         uint64_t m_withInputs = 0;
         uint64_t m_withOutputs = 0;
@@ -1472,6 +1502,12 @@ nlohmann::ordered_json summaryToJson(const TraceSummary& s)
     g["roots"] = s.roots;
     g["longest_path_nodes"] = s.longestPathNodes;
     j["graph"] = std::move(g);
+    OJson r = OJson::object();
+    r["escapes"] = s.escapes;
+    r["unread_outputs"] = s.unreadOutputs;
+    r["tensor_peak_bytes"] = s.replayTensorPeakBytes ? OJson(*s.replayTensorPeakBytes) : OJson();
+    r["stated_peak_bytes"] = s.statedPeakBytes ? OJson(*s.statedPeakBytes) : OJson();
+    j["replay"] = std::move(r);
     j["errors"] = s.count(FindingSeverity::Error);
     j["warnings"] = s.count(FindingSeverity::Warning);
     j["notes"] = s.count(FindingSeverity::Note);
@@ -1529,6 +1565,14 @@ std::string summaryToText(const TraceSummary& s)
     out += "graph: dense ids " + yesNo(s.denseIds) + ", file order topological " + yesNo(s.topologicalOrder)
         + ", acyclic " + yesNo(s.acyclic) + ", roots " + num(s.roots) + ", longest path " + num(s.longestPathNodes)
         + " nodes\n";
+    out += "as-soon-as-ready replay: " + num(s.escapes) + " nodes escape their schedule phase";
+    if (s.replayTensorPeakBytes) {
+        out += ", " + num(s.unreadOutputs) + " unread outputs, tensor-lifetime peak " + num(*s.replayTensorPeakBytes)
+            + " bytes";
+        if (s.statedPeakBytes)
+            out += " (stated " + num(*s.statedPeakBytes) + ")";
+    }
+    out += "\n";
     if (!s.compute.empty()) {
         out += "\ncompute by op_type:\n";
         Table t({ "op_type", "nodes", "num_ops", "tensor_size", "duration_us" }, { true, false, false, false, false });

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,13 @@ struct TraceSummary
     uint64_t nodesOnOrBehindCycles = 0; ///< nodes that can never become ready
     uint64_t roots = 0; ///< nodes without dependencies
     uint64_t longestPathNodes = 0; ///< nodes on the longest dependency chain (0 if cyclic)
+    /// As-soon-as-ready replay (chakrareplay.h): nodes that can start before the compute node that precedes
+    /// them in the file, tensors written and never read, the tensor-lifetime peak (when every node carries
+    /// tensor lists) and the producer's stated peak (GlobalMetadata `peak_memory_bytes`).
+    uint64_t escapes = 0;
+    uint64_t unreadOutputs = 0;
+    std::optional<uint64_t> replayTensorPeakBytes;
+    std::optional<int64_t> statedPeakBytes;
 
     std::vector<TraceFinding> findings; ///< errors first, then warnings, then notes
 

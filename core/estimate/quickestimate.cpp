@@ -491,8 +491,8 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                 else if (!threeMeasured || layers <= baseLayers + 1)
                     it->second = extrapolate(b, base[d], next[d], double(layers - baseLayers));
                 else
-                    it->second = extrapolate(extrapolate(b, base[d], next[d], 1.0), next[d], third[d],
-                        double(layers - baseLayers - 1));
+                    it->second = extrapolate(
+                        extrapolate(b, base[d], next[d], 1.0), next[d], third[d], double(layers - baseLayers - 1));
             }
             return it->second;
         };

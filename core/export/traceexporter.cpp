@@ -82,6 +82,16 @@ ChakraMetadata traceMetadata()
     return m;
 }
 
+ChakraMetadata traceMetadata(const SynthesisResult& result, int32_t cls)
+{
+    ChakraMetadata m = traceMetadata();
+    // The memory peak our report states for the ranks of this class, so that `inspect` can hold an
+    // as-soon-as-ready replay of the file's tensor lists against it.
+    m.attrs.push_back(
+        ChakraAttribute::ofInt64("peak_memory_bytes", result.summaries[static_cast<size_t>(cls)].peakBytes));
+    return m;
+}
+
 std::vector<ChakraNode> rankTraceNodes(const SynthesisResult& result, RankId rank, const ExportOptions& options)
 {
     const ClassProgram& program = result.classes[static_cast<size_t>(result.classOf(rank))];
@@ -441,7 +451,6 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     ChakraWriteOptions writeOptions;
     writeOptions.format = options.format;
     writeOptions.fsync = options.fsync;
-    const ChakraMetadata metadata = traceMetadata();
     std::atomic<uint64_t> bytes { 0 }, nodes { 0 };
     std::atomic<int64_t> done { 0 };
     std::atomic<bool> stop { false };
@@ -458,6 +467,7 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
                 ranks.push_back(r);
         if (ranks.empty())
             continue;
+        const ChakraMetadata metadata = traceMetadata(result, cls);
         const bool fast = options.format == ChakraFileFormat::Protobuf;
         ClassTemplate tmpl;
         if (fast)

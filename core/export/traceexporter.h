@@ -66,6 +66,9 @@ uint64_t traceTensorSize(const ProgramNode& n);
 std::vector<ChakraNode> rankTraceNodes(const SynthesisResult& result, RankId rank, const ExportOptions& options);
 /// The GlobalMetadata Stagecraft writes (version "0.0.4", attr schema naming the producer and units).
 ChakraMetadata traceMetadata();
+/// The GlobalMetadata of the rank files of class `cls`: traceMetadata() plus `peak_memory_bytes`, the memory
+/// peak the report states for those ranks (int64).
+ChakraMetadata traceMetadata(const SynthesisResult& result, int32_t cls);
 /// The communicator groups as group id -> member ranks (ring order), for writeCommGroups().
 std::map<int, std::vector<int>> communicatorGroups(const SynthesisResult& result);
 

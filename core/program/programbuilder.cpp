@@ -655,8 +655,8 @@ namespace {
             const Op& op = G.ops[static_cast<size_t>(opIndex)];
             for (size_t k = 0; k < op.inputs.size(); ++k)
                 if (G.tensor(op.inputs[k].tensor).role == TensorRole::Weight)
-                    gatheredWeights(op.inputs[k].tensor.value, P.inputLayouts[static_cast<size_t>(opIndex)][k], mb,
-                        phase);
+                    gatheredWeights(
+                        op.inputs[k].tensor.value, P.inputLayouts[static_cast<size_t>(opIndex)][k], mb, phase);
         }
     }
 

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -117,12 +118,16 @@ private Q_SLOTS:
         for (int64_t rank = 0; rank < r->worldSize(); ++rank) {
             ChakraReadResult read = readChakraFile(options.directory / ("w." + std::to_string(rank) + ".et"));
             QVERIFY2(read.trace.has_value(), read.error.c_str());
-            QCOMPARE(read.trace->metadata, traceMetadata());
+            const int32_t cls = r->classOf(RankId { rank });
+            QCOMPARE(read.trace->metadata, traceMetadata(*r, cls));
+            // The stated peak is the report's memory peak of the rank's class.
+            QCOMPARE(read.trace->metadata.attr("peak_memory_bytes")->toInt64(),
+                std::optional<int64_t>(r->summaries[static_cast<size_t>(cls)].peakBytes));
             QVERIFY(read.trace->nodes == rankTraceNodes(*r, RankId { rank }, options));
             // The export patches pre-encoded class records per rank; its bytes equal a plain protobuf
             // serialization of the rank's node list.
             ChakraTrace plain;
-            plain.metadata = traceMetadata();
+            plain.metadata = traceMetadata(*r, cls);
             plain.nodes = rankTraceNodes(*r, RankId { rank }, options);
             QVERIFY(readFile(options.directory / ("w." + std::to_string(rank) + ".et")) == serializeChakraTrace(plain));
             const TraceSummary ts = inspectTrace(*read.trace);
@@ -134,6 +139,61 @@ private Q_SLOTS:
         const TraceSetSummary set = inspectTraceSet(options.directory, "w");
         QCOMPARE(set.count(FindingSeverity::Error), size_t(0));
         QCOMPARE(set.worldSize, int(r->worldSize()));
+    }
+
+    void randomPlansInspectClean()
+    {
+        // 30 valid plans drawn at random (fixed seed) over every axis the tiny models take: each exported set,
+        // half of them with tensor lists, has no error in `inspect`, replay checks included (no node escapes its
+        // schedule phase, no unread output, the replay's tensor peak within 1 % of the report's).
+        std::mt19937 rng(20261201);
+        auto pick = [&](std::initializer_list<const char*> v) {
+            return std::string(*(v.begin() + std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)));
+        };
+        int valid = 0, drawn = 0;
+        while (valid < 30) {
+            QVERIFY2(++drawn < 2000, "too few valid plans among the draws");
+            const bool moe = pick({ "dense", "moe" }) == "moe";
+            std::vector<std::string> s = { "model.layers=" + pick({ "2", "3", "4" }),
+                "parallelism.dp=" + pick({ "1", "2", "4" }), "parallelism.tp=" + pick({ "1", "2" }),
+                "parallelism.pp=" + pick({ "1", "2", "3" }), "parallelism.cp=" + pick({ "1", "2" }),
+                "parallelism.zero=" + pick({ "0", "1", "2", "3" }),
+                "parallelism.sequence_parallel=" + pick({ "true", "false" }),
+                "training.recompute=" + pick({ "none", "selective", "full" }),
+                "parallelism.schedule=" + pick({ "1f1b", "gpipe", "interleaved" }),
+                "training.global_batch=" + pick({ "8", "16" }), "training.micro_batch=" + pick({ "1", "2" }) };
+            if (moe)
+                s = s
+                    + std::vector<std::string> { "model.family=moe", "model.experts=4", "model.top_k=2",
+                          "model.expert_ffn_hidden=256", "parallelism.ep=" + pick({ "1", "2" }) };
+            if (std::find(s.begin(), s.end(), "parallelism.schedule=interleaved") != s.end())
+                s.push_back("parallelism.virtual_stages=2");
+            ConfigResult loaded = loadConfigOrPreset("tiny", s);
+            if (!loaded.config)
+                continue;
+            SynthesisOutcome out = synthesize(*loaded.config);
+            if (!out.result || out.result->worldSize() > 64)
+                continue;
+            ++valid;
+            TempDir dir;
+            ExportOptions options;
+            options.directory = dir.path() / "out";
+            options.name = "w";
+            options.threads = 2;
+            options.tensorLists = valid % 2 == 0;
+            options.ctrlDepsAsData = valid % 3 == 0;
+            exportTrace(*out.result, options);
+            const TraceSetSummary set = inspectTraceSet(options.directory, "w");
+            std::string plan;
+            for (const std::string& x : s)
+                plan += x + " ";
+            std::string errors;
+            for (const TraceFinding& f : set.findings)
+                if (f.severity == FindingSeverity::Error)
+                    errors += f.check + ": " + f.message + "\n";
+            QVERIFY2(set.count(FindingSeverity::Error) == 0, (plan + "\n" + errors).c_str());
+            QCOMPARE(set.worldSize, int(out.result->worldSize()));
+        }
     }
 
     void golden()
