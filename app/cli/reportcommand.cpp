@@ -7,6 +7,8 @@
 #include "report/report.h"
 
 #include <iostream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace stagecraft::cli {
 
@@ -35,6 +37,17 @@ namespace {
         return ExitOk;
     }
 
+    bool isStandardOutput(const std::string& path)
+    {
+        if (path == "-")
+            return true;
+        struct stat a
+        {
+        }, b {};
+        return ::stat(path.c_str(), &a) == 0 && ::fstat(STDOUT_FILENO, &b) == 0 && a.st_dev == b.st_dev
+            && a.st_ino == b.st_ino;
+    }
+
 } // namespace
 
 Command addReportCommand(CLI::App& app)
@@ -55,7 +68,7 @@ Command addReportCommand(CLI::App& app)
     cmd->add_flag("--dump", state->dump, "With --rank: print every node of the rank's class program");
     cmd->add_option("--chrome-trace", state->chromeTrace,
            "Write the estimate's schedule of every stage (only the stage of --rank when given) as Chrome trace "
-           "JSON, for Perfetto or chrome://tracing")
+           "JSON, for Perfetto or chrome://tracing; - for standard output (then no report is printed)")
         ->type_name("FILE");
     return { cmd, [state]() -> int {
                 int exitCode = ExitOk;
@@ -73,6 +86,9 @@ Command addReportCommand(CLI::App& app)
                     // Written before the report so that a failure leaves no half-done output behind.
                     if (const int code = writeTrace(*result, *state->chromeTrace, state->rank); code != ExitOk)
                         return code;
+                    // The trace went to standard output ("-", /dev/stdout): the report would corrupt its JSON.
+                    if (isStandardOutput(*state->chromeTrace))
+                        return ExitOk;
                 }
                 if (state->rank) {
                     const int64_t r = *state->rank;

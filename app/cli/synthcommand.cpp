@@ -6,6 +6,7 @@
 #include "export/traceexporter.h"
 #include "report/report.h"
 
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <thread>
@@ -244,16 +245,31 @@ Command addSynthCommand(CLI::App& app)
             options.threads =
                 s.threads > 0 ? s.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
             if (!s.ranks.empty()) {
-                const size_t colon = s.ranks.find(':');
-                try {
-                    if (colon == std::string::npos)
-                        throw std::invalid_argument("no colon");
-                    options.firstRank = std::stoll(s.ranks.substr(0, colon));
-                    options.endRank = colon + 1 < s.ranks.size() ? std::stoll(s.ranks.substr(colon + 1)) : -1;
-                } catch (const std::exception&) {
-                    std::cerr << "stagecraft: --ranks '" << s.ranks << "': expected A:B (e.g. 0:512)\n";
+                // Exactly A:B with decimal integers, 0 <= A < B <= world.
+                const std::string& text = s.ranks;
+                const size_t colon = text.find(':');
+                int64_t a = -1, b = -1;
+                auto number = [](std::string_view v, int64_t& out) {
+                    if (v.empty() || v.front() == '+' || v.front() == '-')
+                        return false;
+                    const auto [ptr, err] = std::from_chars(v.data(), v.data() + v.size(), out);
+                    return err == std::errc() && ptr == v.data() + v.size();
+                };
+                const int64_t world = result.worldSize();
+                if (colon == std::string::npos || !number(std::string_view(text).substr(0, colon), a)
+                    || !number(std::string_view(text).substr(colon + 1), b)) {
+                    std::cerr << "stagecraft: --ranks '" << text
+                              << "': expected A:B with decimal integers 0 <= A < B <= " << world
+                              << " (e.g. 0:" << std::min<int64_t>(world, 512) << ")\n";
                     return ExitBadInput;
                 }
+                if (!(a < b && b <= world)) {
+                    std::cerr << "stagecraft: --ranks " << a << ":" << b << ": expected 0 <= A < B <= " << world
+                              << " (the world size of this plan)\n";
+                    return ExitBadInput;
+                }
+                options.firstRank = a;
+                options.endRank = b;
             }
             try {
                 const ExportSummary sum = exportTrace(result, options, &progress);

@@ -773,12 +773,14 @@ namespace {
 
             if (!framing.zeroLengthRecordOffsets.empty()) {
                 findings.add(
-                    FindingSeverity::Error, "zero-length-record", {}, framing.zeroLengthRecordOffsets.size(),
+                    FindingSeverity::Error, "zero-length-record", {},
+                    std::max<uint64_t>(framing.zeroLengthRecords, framing.zeroLengthRecordOffsets.size()),
                     [&] { return "offset " + std::to_string(framing.zeroLengthRecordOffsets.front()); },
                     [&] {
                         return "zero-length record at byte offset "
                             + std::to_string(framing.zeroLengthRecordOffsets.front())
-                            + " (Chakra's Python reader stops there; ASTRA-sim reads an all-default node)";
+                            + " (not read as a node here; Chakra's Python reader stops there; ASTRA-sim reads an "
+                              "all-default node)";
                     });
             }
             if (n == 0) {

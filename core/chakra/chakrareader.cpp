@@ -339,8 +339,24 @@ namespace {
                     + std::to_string(src.available()) + " remain: truncated or corrupt input");
             }
             const uint8_t* payload = src.data();
-            if (length == 0)
-                status.framing.zeroLengthRecordOffsets.push_back(offset);
+            if (length == 0) {
+                // An empty record decodes as an all-default message. An empty GlobalMetadata followed by an empty
+                // node is what a file of zero bytes reads as: not a trace. Otherwise an empty record is no node
+                // (ASTRA-sim would run an all-default one; Chakra's Python reader stops there): it is counted,
+                // with the first offsets kept, and skipped, so memory never grows with the number of zeros.
+                if (index == 1 && !status.framing.zeroLengthRecordOffsets.empty())
+                    return fail("not a Chakra ET file: it begins with two zero-length records (a file of zero "
+                                "bytes?)");
+                ++status.framing.zeroLengthRecords;
+                if (status.framing.zeroLengthRecordOffsets.size() < 16)
+                    status.framing.zeroLengthRecordOffsets.push_back(offset);
+                if (index > 0) {
+                    src.consume(0);
+                    offset = payloadOffset;
+                    status.framing.records = index + 1;
+                    continue;
+                }
+            }
 
             bool more = true;
             if (index == 0) {
@@ -414,7 +430,9 @@ namespace {
 ChakraReadStatus visitChakraFile(const std::filesystem::path& path, ChakraTraceVisitor& visitor)
 {
     const std::string name = path.string();
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO without a writer must not wait forever; it is refused below like any file that
+    // is not regular.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         ChakraReadStatus status;
         status.error = name + ": cannot open: " + std::strerror(errno);
@@ -431,8 +449,16 @@ ChakraReadStatus visitChakraFile(const std::filesystem::path& path, ChakraTraceV
             status.error = name + ": is a directory, not a Chakra ET file";
             return status;
         }
-        if (S_ISREG(st.st_mode))
-            size = static_cast<uint64_t>(st.st_size);
+        if (!S_ISREG(st.st_mode)) {
+            ::close(fd);
+            ChakraReadStatus status;
+            status.error = name
+                + ": not a regular file (a pipe or device has no size to bound its records by, and /dev/zero never "
+                  "ends); copy it into a file first";
+            return status;
+        }
+        size = static_cast<uint64_t>(st.st_size);
+        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     }
     FdSource src(fd, size);
     return parseRecords(src, visitor, name);

@@ -208,7 +208,8 @@ struct ChakraFramingInfo
 {
     uint64_t fileBytes = 0; ///< size of the file in bytes
     uint64_t records = 0; ///< records read, metadata included
-    std::vector<uint64_t> zeroLengthRecordOffsets; ///< byte offsets of records whose length prefix is 0
+    std::vector<uint64_t> zeroLengthRecordOffsets; ///< byte offsets of the first 16 records of length 0
+    uint64_t zeroLengthRecords = 0; ///< records whose length prefix is 0 (skipped: no node)
     uint64_t recordsWithUnknownFields = 0; ///< records carrying fields our schema does not know
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "estimate/chrometrace.h"
 
+#include "output/outputfile.h"
 #include "version.h"
 
 #include <atomic>
@@ -172,56 +173,11 @@ nlohmann::ordered_json chromeTraceJson(const SynthesisResult& result, const Step
 
 void writeChromeTrace(const std::string& path, const nlohmann::ordered_json& json)
 {
-    const std::string text = json.dump();
-    const std::filesystem::path final(path);
-    std::filesystem::path dir = final.parent_path();
-    if (dir.empty())
-        dir = ".";
-    if (final.filename().empty())
-        throw std::runtime_error("cannot write the Chrome trace to \"" + path + "\": not a file name");
-    // O_EXCL on a name made of our pid and a counter: concurrent writers never share a temporary.
-    static std::atomic<uint64_t> s_counter { 0 };
-    std::filesystem::path tmp;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-        tmp = dir
-            / ("." + final.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-"
-                + std::to_string(s_counter++));
-        fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            fail("cannot create a temporary file in \"" + dir.string() + "\" for \"" + path + "\"", errno);
+    try {
+        writeOutputFile(path, json.dump());
+    } catch (const OutputError& e) {
+        throw std::runtime_error(std::string("cannot write the Chrome trace: ") + e.what());
     }
-    if (fd < 0)
-        fail("cannot create a temporary file in \"" + dir.string() + "\" for \"" + path + "\"", EEXIST);
-    auto abandon = [&](const std::string& what) {
-        const int err = errno;
-        if (fd >= 0)
-            ::close(fd);
-        ::unlink(tmp.c_str());
-        fail(what, err);
-    };
-    const char* data = text.data();
-    size_t left = text.size();
-    while (left > 0) {
-        const ssize_t n = ::write(fd, data, left);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            abandon("cannot write \"" + tmp.string() + "\"");
-        }
-        if (n == 0) {
-            errno = EIO;
-            abandon("cannot write \"" + tmp.string() + "\"");
-        }
-        data += n;
-        left -= static_cast<size_t>(n);
-    }
-    const int closed = ::close(fd);
-    fd = -1;
-    if (closed != 0)
-        abandon("cannot close \"" + tmp.string() + "\"");
-    if (::rename(tmp.c_str(), final.c_str()) != 0)
-        abandon("cannot rename \"" + tmp.string() + "\" to \"" + path + "\"");
 }
 
 } // namespace stagecraft

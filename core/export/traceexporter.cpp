@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "export/traceexporter.h"
 
+#include "chakra/chakrareader.h"
 #include "version.h"
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
+#include <fstream>
 #include <mutex>
 #include <regex>
 #include <system_error>
@@ -36,6 +39,35 @@ namespace {
         if (n.op >= 0)
             return toString(r.graph->ops[static_cast<size_t>(n.op)].kind);
         return n.pass == Pass::Optimizer ? "optimizer" : "compute";
+    }
+
+    /// True if `path` is a trace Stagecraft wrote: its GlobalMetadata says `schema: stagecraft ...` (protobuf), or
+    /// its first kilobytes carry that schema (JSON).
+    bool isStagecraftTrace(const std::filesystem::path& path)
+    {
+        if (path.extension() == ".json") {
+            std::ifstream in(path, std::ios::binary);
+            std::string head(4096, '\0');
+            in.read(head.data(), static_cast<std::streamsize>(head.size()));
+            head.resize(static_cast<size_t>(in.gcount()));
+            return head.find("\"stagecraft ") != std::string::npos;
+        }
+        struct Probe : ChakraTraceVisitor
+        {
+            bool ours = false;
+            bool onMetadata(ChakraMetadata&& m, const ChakraRecordInfo&) override
+            {
+                const ChakraAttribute* a = m.attr("schema");
+                ours = a && a->stringValue() && a->stringValue()->rfind("stagecraft ", 0) == 0;
+                return false;
+            }
+            bool onNode(ChakraNode&&, const ChakraRecordInfo&) override
+            {
+                return false;
+            }
+        } probe;
+        visitChakraFile(path, probe);
+        return probe.ours;
     }
 
 } // namespace
@@ -392,50 +424,82 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
         throw ExportError("output path '" + dir.string() + "' exists and is not a directory");
     if (!fs::exists(dir, ec)) {
-        fs::create_directory(dir, ec);
+        fs::create_directories(dir, ec);
         if (ec)
             throw ExportError("cannot create output directory '" + dir.string() + "': " + ec.message());
     }
     const std::string extension = options.format == ChakraFileFormat::Json ? ".json" : ".et";
     auto rankPath = [&](int64_t r) { return dir / (options.name + "." + std::to_string(r) + extension); };
     const fs::path groupsPath = dir / (options.name + ".json");
-    // Files of a previous export with this name: refuse without --force; with it, replace them, and remove
-    // stale rank files beyond this world size so the set stays consistent. Other files are never touched.
-    const std::regex ours(
-        std::regex_replace(options.name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + R"(\.(\d+)\.(et|json))");
-    // Temporary files left by an earlier export of this name that was killed mid-write are ours: remove those
-    // of the ranks in our range only (another job of a --ranks job array may be writing the others right now).
-    const std::regex staleTemp(R"(\.)"
-        + std::regex_replace(options.name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)")
-        + R"(\.(\d+)\.(et|json)\.tmp-.*)");
-    std::vector<fs::path> temporaries;
-    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-        const std::string file = e.path().filename().string();
-        std::smatch m;
-        if (std::regex_match(file, m, staleTemp)) {
-            const int64_t r = std::stoll(m[1].str());
-            if (r >= first && r < end)
-                temporaries.push_back(e.path());
-        }
+    // Every file we write goes through a temporary name ".<final>.tmp-<pid>-<n>" in the same folder, which must
+    // fit a file name too.
+    constexpr size_t kNameMax = 255, kTempOverhead = 1 + 5 + 10 + 1 + 20;
+    const size_t longest =
+        std::max(rankPath(world - 1).filename().string().size(), groupsPath.filename().string().size());
+    if (longest + kTempOverhead > kNameMax)
+        throw ExportError("the name '" + options.name.substr(0, 40)
+            + "...' is too long: rank file names and their "
+              "temporary names must fit "
+            + std::to_string(kNameMax) + " bytes, so the name may have at most "
+            + std::to_string(options.name.size() - (longest + kTempOverhead - kNameMax)) + " characters here");
+    // The rank of a file name `<name>.<rank><extension>` of this export, or -1 (not ours, or out of range).
+    auto rankOf = [&](const std::string& file, const std::string& suffix) -> int64_t {
+        const std::string head = options.name + ".";
+        if (file.size() <= head.size() + suffix.size() || file.compare(0, head.size(), head) != 0
+            || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+            return -1;
+        const char* b = file.data() + head.size();
+        const char* e = file.data() + file.size() - suffix.size();
+        int64_t r = -1;
+        const auto [ptr, err] = std::from_chars(b, e, r);
+        if (err != std::errc() || ptr != e || (*b == '0' && e - b > 1))
+            return -1; // not a decimal rank as we write it (overflowing digits, leading zeros, signs)
+        return r;
+    };
+    std::vector<fs::directory_entry> entries;
+    {
+        fs::directory_iterator it(dir, ec);
+        for (; !ec && it != fs::directory_iterator(); it.increment(ec))
+            entries.push_back(*it);
+        // Without a listing we cannot tell which files an earlier export left: never guess.
+        if (ec)
+            throw ExportError("cannot list the output directory '" + dir.string() + "' (" + ec.message()
+                + "), so earlier files of the export '" + options.name + "' cannot be found; choose another --out");
     }
-    for (const fs::path& p : temporaries)
-        fs::remove(p, ec);
+    // Temporary files left by an earlier export of this name that was killed mid-write are ours: remove those of
+    // the ranks in our range only (another job of a --ranks job array may be writing the others right now), and
+    // the group file's when this range writes it.
+    const std::string tempMark = ".tmp-";
+    for (const fs::directory_entry& e : entries) {
+        const std::string file = e.path().filename().string();
+        const size_t mark = file.rfind(tempMark);
+        if (file.empty() || file[0] != '.' || mark == std::string::npos || !e.is_regular_file(ec))
+            continue;
+        const std::string final = file.substr(1, mark - 1);
+        const int64_t r = rankOf(final, extension);
+        if ((r >= first && r < end) || (first == 0 && final == groupsPath.filename().string()))
+            fs::remove(e.path(), ec);
+    }
     // Files this export would write that already exist (a previous export of this name): refuse without
     // --force. Rank files of other ranges (another job of a --ranks array) are not conflicts. With --force and
-    // the whole range, stale rank files beyond this world size are removed so the set stays consistent.
+    // the whole range, stale rank files beyond this world size are removed so the set stays consistent; a file
+    // counts as one of ours only if it has our extension and, for a stale one, was written by Stagecraft (a
+    // `<name>.1.json` may be the group file of another export named `<name>.1`).
     std::vector<fs::path> conflicts, stale;
-    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    for (const fs::directory_entry& e : entries) {
         const std::string file = e.path().filename().string();
-        std::smatch m;
-        if (file == groupsPath.filename().string()) {
-            if (first == 0)
-                conflicts.push_back(e.path());
-        } else if (std::regex_match(file, m, ours)) {
-            const int64_t r = std::stoll(m[1].str());
-            if (r >= first && r < end)
-                conflicts.push_back(e.path());
-            else if (r >= world)
-                stale.push_back(e.path());
+        const bool groups = file == groupsPath.filename().string();
+        const int64_t r = groups ? -1 : rankOf(file, extension);
+        const bool writes = (groups && first == 0) || (r >= first && r < end);
+        if (writes) {
+            // Never replace a symlink, a device or a folder by a file.
+            if (e.is_symlink(ec) || !e.is_regular_file(ec))
+                throw ExportError("'" + e.path().string()
+                    + "' is not a regular file (a symlink, device or folder); "
+                      "it is never replaced: remove it or choose another --out or --name");
+            conflicts.push_back(e.path());
+        } else if (r >= world && !e.is_symlink(ec) && e.is_regular_file(ec) && isStagecraftTrace(e.path())) {
+            stale.push_back(e.path());
         }
     }
     std::sort(conflicts.begin(), conflicts.end());

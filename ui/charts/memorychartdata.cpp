@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "charts/memorychartdata.h"
 
+#include "session/outputsaver.h"
 #include "synthesis/synthesis.h"
 
-#include <QSaveFile>
 #include <algorithm>
 
 namespace stagecraft {
@@ -123,13 +123,7 @@ QByteArray memoryCsv(const MemoryTimeline& timeline)
 
 bool saveMemoryCsv(const QString& path, const MemoryTimeline& timeline, QString* error)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text) || file.write(memoryCsv(timeline)) < 0 || !file.commit()) {
-        if (error)
-            *error = file.errorString();
-        return false;
-    }
-    return true;
+    return saveOutputFile(path, memoryCsv(timeline), error);
 }
 
 } // namespace stagecraft

@@ -3,12 +3,12 @@
 
 #include "graph/graphedgeitem.h"
 #include "graph/graphstyle.h"
+#include "session/outputsaver.h"
 
 #include <QFile>
 #include <QFontInfo>
 #include <QFontMetricsF>
 #include <QPainterPath>
-#include <QSaveFile>
 
 namespace stagecraft {
 
@@ -138,13 +138,7 @@ QByteArray GraphSvgWriter::toSvg(const GraphSpec& spec, const GraphLayout& layou
 
 bool GraphSvgWriter::writeFile(const QString& path, const GraphSpec& spec, const GraphLayout& layout, QString* error)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(toSvg(spec, layout)) < 0 || !file.commit()) {
-        if (error)
-            *error = file.errorString();
-        return false;
-    }
-    return true;
+    return saveOutputFile(path, toSvg(spec, layout), error);
 }
 
 } // namespace stagecraft

@@ -11,8 +11,10 @@
 #include "graph/graphspecbuilder.h"
 #include "graph/graphsvgwriter.h"
 #include "models/formatting.h"
+#include "session/outputsaver.h"
 #include "synthesis/synthesis.h"
 
+#include <QBuffer>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
@@ -751,12 +753,15 @@ bool GraphView::exportPng(const QString& path, QString* error) const
         painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
         m_scene->render(&painter, QRectF(QPointF(0, 0), QSizeF(image.size())), source);
     }
-    if (!image.save(path, "PNG")) {
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    if (!image.save(&buffer, "PNG")) {
         if (error)
-            *error = tr("Could not write %1.").arg(path);
+            *error = tr("Could not encode the graph as PNG.");
         return false;
     }
-    return true;
+    return saveOutputFile(path, png, error);
 }
 
 void GraphView::exportGraph()

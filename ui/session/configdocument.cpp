@@ -4,9 +4,9 @@
 #include "config/configloader.h"
 #include "config/configwriter.h"
 #include "session/configeditcommand.h"
+#include "session/outputsaver.h"
 
 #include <QFileInfo>
-#include <QSaveFile>
 #include <QUndoStack>
 
 namespace stagecraft {
@@ -94,15 +94,9 @@ void ConfigDocument::edit(const Config& config, const QString& description, int 
 
 bool ConfigDocument::saveAs(const QString& filePath, QString* errorMessage)
 {
-    QSaveFile file(filePath);
     const std::string yaml = toYaml(m_config);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)
-        || file.write(yaml.data(), static_cast<qint64>(yaml.size())) != static_cast<qint64>(yaml.size())
-        || !file.commit()) {
-        if (errorMessage)
-            *errorMessage = file.errorString();
+    if (!saveOutputFile(filePath, QByteArray(yaml.data(), static_cast<qsizetype>(yaml.size())), errorMessage))
         return false;
-    }
     const bool pathChanged = m_filePath != filePath || !m_presetName.isEmpty();
     m_filePath = filePath;
     m_presetName.clear();
