@@ -27,6 +27,9 @@ void ConfigFlags::add(CLI::App* cmd, bool configRequired)
     cmd->add_option("--recompute", recompute, "none | selective | full (training.recompute)");
     cmd->add_option("--precision", precision, "fp32 | fp16 | bf16 (training.precision)");
     cmd->add_option("--name", name, "Workload name, used for output files (name)");
+    cmd->add_option("--max-nodes", maxNodes,
+           "Largest plan accepted, in estimated program nodes (default 20000000: about 11 GB to synthesize)")
+        ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
 }
 
 std::vector<std::string> ConfigFlags::overrides() const
@@ -66,8 +69,15 @@ void printDiagnostics(const std::vector<Diagnostic>& diagnostics)
         std::cerr << d.toString() << "\n";
 }
 
+void ConfigFlags::applyOptions() const
+{
+    if (maxNodes)
+        setDefaultMaxProgramNodes(*maxNodes);
+}
+
 std::optional<Config> loadConfig(const ConfigFlags& flags, int& exitCode)
 {
+    flags.applyOptions();
     ConfigResult loaded = loadConfigOrPreset(flags.config, flags.overrides());
     printDiagnostics(loaded.diagnostics);
     if (!loaded.config)

@@ -30,11 +30,14 @@ struct ConfigFlags
     std::optional<int64_t> dp, tp, pp, cp, ep, layers, microBatch, globalBatch, zero, virtualStages;
     std::optional<std::string> schedule, recompute, precision, name;
     std::optional<bool> sequenceParallel;
+    std::optional<int64_t> maxNodes;
 
     /// Adds CONFIG and the override flags to `cmd`.
     void add(CLI::App* cmd, bool configRequired = true);
     /// The overrides as `key=value` strings, flags first, then --set in order.
     std::vector<std::string> overrides() const;
+    /// Applies the options that are not config fields (--max-nodes); call before loading.
+    void applyOptions() const;
 };
 
 /// Prints diagnostics as file:line:col: severity: key: message on stderr.

@@ -224,6 +224,7 @@ Command addSynthCommand(CLI::App& app)
                 std::cerr << "stagecraft: synth needs an output directory: --out DIR\n";
                 return ExitBadInput;
             }
+            s.flags.applyOptions();
             ConfigResult loaded = loadConfigOrPreset(s.flags.config, overrides);
             printDiagnostics(loaded.diagnostics);
             if (!loaded.config)

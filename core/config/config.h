@@ -114,6 +114,10 @@ struct ClusterConfig
 };
 
 /// A whole workload: the resolved config (preset applied, overrides applied). Plain value type.
+/// The process-wide default of Config::maxProgramNodes (config/programsize.h), settable once at start-up.
+int64_t defaultMaxProgramNodes();
+void setDefaultMaxProgramNodes(int64_t nodes);
+
 struct Config
 {
     std::string name = "workload"; ///< used for output file names; no path separators
@@ -121,6 +125,9 @@ struct Config
     TrainingConfig training;
     ParallelismConfig parallelism;
     ClusterConfig cluster;
+    /// Not a YAML field: the largest estimatedProgramNodes() validation accepts (config/programsize.h; the
+    /// command line's `--max-nodes` sets the process-wide default).
+    int64_t maxProgramNodes = defaultMaxProgramNodes();
 
     friend bool operator==(const Config&, const Config&) = default;
 };

@@ -2,9 +2,11 @@
 #include "config/configvalidator.h"
 
 #include "config/configwriter.h"
+#include "config/programsize.h"
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <string>
 
 namespace stagecraft {
@@ -271,6 +273,32 @@ namespace {
 
 } // namespace
 
+namespace {
+
+    void validateProgramSize(const Config& config, Validator& v)
+    {
+        // What the plan costs is known before anything is built: refuse a plan beyond the limit, naming the field
+        // that drives it (layers, or micro-batches per rank), the estimate and how to raise the limit.
+        const int64_t nodes = estimatedProgramNodes(config);
+        if (nodes <= config.maxProgramNodes)
+            return;
+        const TrainingConfig& t = config.training;
+        const int64_t perStep = std::max<int64_t>(1, t.microBatch) * std::max<int64_t>(1, config.parallelism.dp);
+        const int64_t microBatches = std::max<int64_t>(1, t.globalBatch / perStep);
+        const bool layersDrive = config.model.layers >= microBatches;
+        const double megabytes = static_cast<double>(nodes) * 550.0 / 1e6;
+        char size[64];
+        std::snprintf(size, sizeof size, "%.3g", megabytes);
+        v.error(layersDrive ? "model.layers" : "training.global_batch",
+            "this plan needs about " + str(nodes) + " program nodes (" + str(config.model.layers) + " layers x "
+                + str(microBatches) + " micro-batches per rank; about " + size
+                + " MB to synthesize), more than the limit of " + str(config.maxProgramNodes)
+                + "; use fewer layers or micro-batches per rank (global_batch / (micro_batch * dp)), or raise the "
+                  "limit with --max-nodes");
+    }
+
+} // namespace
+
 std::vector<Diagnostic> validateConfig(const Config& config)
 {
     std::vector<Diagnostic> out;
@@ -280,6 +308,8 @@ std::vector<Diagnostic> validateConfig(const Config& config)
     validateTraining(config, v);
     validateParallelism(config, v);
     validateCluster(config.cluster, v);
+    if (!hasErrors(out))
+        validateProgramSize(config, v);
     return out;
 }
 

@@ -165,10 +165,13 @@ namespace {
         // Per weight slot: resident buffers on this stage (-1 when the weight is not used here).
         std::vector<int32_t> m_weightBuffer, m_gradBuffer, m_optimizerBuffer;
         std::vector<int32_t> m_stageWeights; ///< weight tensors used on this stage, in graph order
+        std::unordered_map<int32_t, std::vector<int32_t>> m_weightsOfLayer; ///< layer -> its m_stageWeights, in order
+        std::vector<int32_t> m_stageIndex; ///< weight slot -> position in m_stageWeights
 
         // Gradient reduction bookkeeping.
         std::vector<std::vector<int32_t>> m_chunkForward, m_chunkBackward; ///< op indices per local chunk
         std::map<int32_t, int32_t> m_lastGradWriter; ///< layer -> op index of its last weight-grad writer
+        std::unordered_map<int32_t, std::vector<int32_t>> m_layersCompletedBy; ///< op index -> layers (inverse)
         std::map<int32_t, std::vector<uint32_t>> m_gradWriters; ///< layer -> nodes writing its grads (this mb)
         std::map<std::pair<int32_t, int32_t>, int32_t> m_transientGrad; ///< (weight, mb) -> buffer (ZeRO 2/3)
         std::vector<int32_t> m_pendingLayers; ///< layers waiting in the current gradient bucket
@@ -202,7 +205,9 @@ namespace {
             addBuffer(G.weightGrads[static_cast<size_t>(slot)].value, -1, gradBytes, MemoryCategory::Gradients, true);
         m_optimizerBuffer[static_cast<size_t>(slot)] =
             addBuffer(w, -1, optElems * optBytesPerParam, MemoryCategory::Optimizer, true);
+        m_stageIndex[static_cast<size_t>(slot)] = static_cast<int32_t>(m_stageWeights.size());
         m_stageWeights.push_back(w);
+        m_weightsOfLayer[t.layer].push_back(w);
     }
 
     Layout StageBuilder::optimizerGradLayout(int32_t w) const
@@ -335,9 +340,9 @@ namespace {
             return it->second;
         int64_t inBytes = 0, outBytes = 0;
         std::vector<int32_t> reads;
-        for (int32_t w : m_stageWeights) {
+        for (int32_t w : m_weightsOfLayer[wt.layer]) {
             const Tensor& t = G.tensor(TensorId { w });
-            if (t.layer != wt.layer || P.strategy.weightDataMask(t) != P.strategy.weightDataMask(wt))
+            if (P.strategy.weightDataMask(t) != P.strategy.weightDataMask(wt))
                 continue;
             Layout full = P.tensorLayout[static_cast<size_t>(w)];
             for (AxisLayout& a : full.axes)
@@ -457,8 +462,8 @@ namespace {
         if (writesGrad && phase == Phase::Backward) {
             m_gradWriters[op.layer].push_back(node);
             // The layer's weights are complete for this micro-batch after their last writer ran.
-            for (const auto& [layer, last] : m_lastGradWriter)
-                if (last == opIndex)
+            if (auto it = m_layersCompletedBy.find(opIndex); it != m_layersCompletedBy.end())
+                for (int32_t layer : it->second)
                     reduceGradients(layer, microBatch);
         }
     }
@@ -470,10 +475,9 @@ namespace {
         if (m_zero < 2 && microBatch != P.microBatches - 1)
             return;
         m_pendingLayers.push_back(layer);
-        for (int32_t w : m_stageWeights)
-            if (G.tensor(TensorId { w }).layer == layer)
-                m_pendingBytes +=
-                    P.tensorBytes[static_cast<size_t>(G.weightGrads[static_cast<size_t>(weightSlot(w))].value)];
+        for (int32_t w : m_weightsOfLayer[layer])
+            m_pendingBytes +=
+                P.tensorBytes[static_cast<size_t>(G.weightGrads[static_cast<size_t>(weightSlot(w))].value)];
         const int64_t bucket = P.config.parallelism.gradientBucketBytes;
         if (m_zero >= 2 || bucket <= 0 || m_pendingBytes >= bucket)
             flushGradientBucket(microBatch);
@@ -490,10 +494,16 @@ namespace {
             std::vector<int32_t> reads, writes;
         };
         std::map<std::vector<std::pair<int, AxisMask>>, Group> groups;
-        for (int32_t w : m_stageWeights) {
-            const Tensor& wt = G.tensor(TensorId { w });
-            if (std::find(m_pendingLayers.begin(), m_pendingLayers.end(), wt.layer) == m_pendingLayers.end())
-                continue;
+        std::vector<int32_t> bucketWeights; // the pending layers' weights, in graph order
+        for (int32_t layer : m_pendingLayers) {
+            const std::vector<int32_t>& ws = m_weightsOfLayer[layer];
+            bucketWeights.insert(bucketWeights.end(), ws.begin(), ws.end());
+        }
+        std::sort(bucketWeights.begin(), bucketWeights.end(), [&](int32_t a, int32_t b) {
+            return m_stageIndex[static_cast<size_t>(weightSlot(a))] < m_stageIndex[static_cast<size_t>(weightSlot(b))];
+        });
+        bucketWeights.erase(std::unique(bucketWeights.begin(), bucketWeights.end()), bucketWeights.end());
+        for (int32_t w : bucketWeights) {
             const int slot = weightSlot(w);
             const int32_t grad = G.weightGrads[static_cast<size_t>(slot)].value;
             const Layout& produced = P.tensorLayout[static_cast<size_t>(grad)];
@@ -710,6 +720,7 @@ namespace {
         m_weightBuffer.assign(weightCount, -1);
         m_gradBuffer.assign(weightCount, -1);
         m_optimizerBuffer.assign(weightCount, -1);
+        m_stageIndex.assign(weightCount, -1);
         const int32_t v = P.stages.virtualStages();
         m_chunkForward.assign(static_cast<size_t>(v), {});
         m_chunkBackward.assign(static_cast<size_t>(v), {});
@@ -737,6 +748,8 @@ namespace {
                 }
             }
         }
+        for (const auto& [layer, op] : m_lastGradWriter)
+            m_layersCompletedBy[op].push_back(layer);
         const std::vector<ScheduleUnit> order =
             scheduleOrder(P.config.parallelism.schedule, P.stages.pp(), v, m_stage, P.microBatches);
         for (const ScheduleUnit& unit : order)

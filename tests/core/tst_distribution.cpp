@@ -2,6 +2,7 @@
 // Distribution: conservation of work, Megatron communication volumes, data-parallel and ZeRO reductions,
 // pipeline send/recv pairing, expert all-to-all sizes, cross-rank consistency, determinism, rank classes.
 #include "config/configloader.h"
+#include "config/programsize.h"
 #include "program/programdump.h"
 #include "synthesis/synthesis.h"
 #include "synthhelpers.h"
@@ -386,6 +387,71 @@ private Q_SLOTS:
         QCOMPARE(int(r->classes.size()), 8);
         for (const ClassSummary& s : r->summaries)
             QCOMPARE(s.ranks, int64_t(512));
+    }
+
+    void programSizeEstimate_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("sets");
+        const QString base = QStringLiteral("training.global_batch=16;training.micro_batch=1;");
+        QTest::newRow("llama3-8b") << QStringLiteral("llama3-8b") << base + QStringLiteral("model.layers=8");
+        QTest::newRow("llama3-8b tp8 sp") << QStringLiteral(
+            "llama3-8b") << base + QStringLiteral("model.layers=8;parallelism.tp=8;parallelism.sequence_parallel=true");
+        QTest::newRow("llama3-8b tp8 cp2 full zero3") << QStringLiteral("llama3-8b")
+                                                      << base
+                + QStringLiteral("model.layers=8;parallelism.tp=8;parallelism.cp=2;parallelism.dp=2;"
+                                 "parallelism.sequence_parallel=true;training.recompute=full;parallelism.zero=3");
+        QTest::newRow("llama3-8b pp8 interleaved selective") << QStringLiteral("llama3-8b")
+                                                             << base
+                + QStringLiteral("model.layers=16;parallelism.pp=8;parallelism.schedule=interleaved;"
+                                 "parallelism.virtual_stages=2;training.recompute=selective");
+        QTest::newRow("gpt3-175b tp8 full") << QStringLiteral(
+            "gpt3-175b") << base + QStringLiteral("model.layers=8;parallelism.tp=8;training.recompute=full");
+        QTest::newRow("mixtral ep8 tp2 full zero3") << QStringLiteral("mixtral-8x7b")
+                                                    << base
+                + QStringLiteral("model.layers=4;parallelism.dp=8;parallelism.ep=8;parallelism.tp=2;"
+                                 "training.recompute=full;parallelism.zero=3");
+        QTest::newRow("tiny 500 layers") << QStringLiteral("tiny") << QStringLiteral("model.layers=500");
+    }
+
+    void programSizeEstimate()
+    {
+        // Validation refuses plans by estimatedProgramNodes() before anything is built: it must bound what
+        // synthesis really creates (model-graph ops plus every stage's program nodes) from above, and not by so
+        // much that it refuses plans far below the limit (within 2.5x).
+        QFETCH(QString, preset);
+        QFETCH(QString, sets);
+        std::vector<std::string> s;
+        for (const QString& x : sets.split(QLatin1Char(';')))
+            s.push_back(x.toStdString());
+        auto r = synth(preset.toStdString(), s);
+        int64_t actual = static_cast<int64_t>(r->graph->ops.size());
+        for (const ClassProgram& c : r->classes)
+            actual += static_cast<int64_t>(c.nodes.size());
+        const int64_t estimate = estimatedProgramNodes(r->config);
+        QVERIFY2(estimate >= actual, qPrintable(QStringLiteral("estimate %1 < actual %2").arg(estimate).arg(actual)));
+        QVERIFY2(estimate <= 2.5 * double(actual),
+            qPrintable(QStringLiteral("estimate %1 > 2.5 x actual %2").arg(estimate).arg(actual)));
+    }
+
+    void programSizeLimit()
+    {
+        // A plan beyond the limit is a config error at the field that drives it; the limit can be raised.
+        ConfigResult big = loadConfigOrPreset("tiny", { "model.layers=2147483647" });
+        QVERIFY(!big.config);
+        QCOMPARE(big.diagnostics.front().keyPath, std::string("model.layers"));
+        QVERIFY(big.diagnostics.front().message.find("program nodes") != std::string::npos);
+        ConfigResult batches =
+            loadConfigOrPreset("tiny", { "training.global_batch=1048576", "training.micro_batch=1" });
+        QVERIFY(!batches.config);
+        QCOMPARE(batches.diagnostics.front().keyPath, std::string("training.global_batch"));
+        const int64_t saved = defaultMaxProgramNodes();
+        // tiny: 2 micro-batches x (2 layers x 47 + 30) + 2 layers x 65 = 378 estimated nodes.
+        QCOMPARE(estimatedProgramNodes(*loadConfigOrPreset("tiny", {}).config), int64_t(378));
+        setDefaultMaxProgramNodes(377);
+        QVERIFY(!loadConfigOrPreset("tiny", {}).config);
+        setDefaultMaxProgramNodes(saved);
+        QVERIFY(loadConfigOrPreset("tiny", {}).config);
     }
 };
 
