@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "export/traceexporter.h"
 
+#include "export/exportownership.h"
 #include "version.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <mutex>
 #include <regex>
 #include <system_error>
@@ -29,6 +31,12 @@ namespace {
             return ChakraCollective::AllToAll;
         }
         return ChakraCollective::AllReduce;
+    }
+
+    /// The rank number of a file name's digits; one too long for int64 is past any world size.
+    int64_t rankNumber(const std::string& digits)
+    {
+        return digits.size() > 18 ? std::numeric_limits<int64_t>::max() : std::stoll(digits);
     }
 
     std::string opTypeOf(const SynthesisResult& r, const ProgramNode& n)
@@ -77,7 +85,7 @@ ChakraMetadata traceMetadata()
 {
     ChakraMetadata m;
     m.version = "0.0.4";
-    m.attrs.push_back(ChakraAttribute::ofString("schema", std::string("stagecraft ") + versionString()));
+    m.attrs.push_back(ChakraAttribute::ofString("schema", kStagecraftSchemaPrefix + std::string(versionString())));
     m.attrs.push_back(ChakraAttribute::ofString("units", "num_ops: FLOPs; tensor_size, comm_size: bytes"));
     return m;
 }
@@ -386,7 +394,9 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
         if (ec)
             throw ExportError("cannot create output directory '" + dir.string() + "': " + ec.message());
     }
-    const std::string extension = options.format == ChakraFileFormat::Json ? ".json" : ".et";
+    const std::string extension = !options.rankExtension.empty() ? options.rankExtension
+        : options.format == ChakraFileFormat::Json               ? ".json"
+                                                                 : ".et";
     auto rankPath = [&](int64_t r) { return dir / (options.name + "." + std::to_string(r) + extension); };
     const fs::path groupsPath = dir / (options.name + ".json");
     // Files of a previous export with this name: refuse without --force; with it, replace them, and remove
@@ -403,7 +413,7 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
         const std::string file = e.path().filename().string();
         std::smatch m;
         if (std::regex_match(file, m, staleTemp)) {
-            const int64_t r = std::stoll(m[1].str());
+            const int64_t r = rankNumber(m[1].str());
             if (r >= first && r < end)
                 temporaries.push_back(e.path());
         }
@@ -414,22 +424,36 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     // --force. Rank files of other ranges (another job of a --ranks array) are not conflicts. With --force and
     // the whole range, stale rank files beyond this world size are removed so the set stays consistent.
     std::vector<fs::path> conflicts, stale;
+    size_t overwritten = 0; // conflicts at a path this export writes (not e.g. a .json rank file beside .et)
     for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
         const std::string file = e.path().filename().string();
         std::smatch m;
         if (file == groupsPath.filename().string()) {
-            if (first == 0)
+            if (first == 0) {
                 conflicts.push_back(e.path());
+                ++overwritten;
+            }
         } else if (std::regex_match(file, m, ours)) {
-            const int64_t r = std::stoll(m[1].str());
-            if (r >= first && r < end)
+            const int64_t r = rankNumber(m[1].str());
+            if (r >= first && r < end) {
                 conflicts.push_back(e.path());
-            else if (r >= world)
+                overwritten += e.path() == rankPath(r) ? 1 : 0;
+            } else if (r >= world)
                 stale.push_back(e.path());
         }
     }
     std::sort(conflicts.begin(), conflicts.end());
-    if (!conflicts.empty() && !options.force)
+    // replaceOwn: conflicts that this export overwrites and that an earlier Stagecraft export wrote are
+    // replaced; a file anyone else wrote is named and left alone.
+    const bool replaceOwn =
+        options.replaceOwn && !options.force && !conflicts.empty() && overwritten == conflicts.size();
+    if (replaceOwn)
+        for (const fs::path& p : conflicts)
+            if (std::string why = p == groupsPath ? whyNotStagecraftGroupsFile(p) : whyNotStagecraftRankFile(p);
+                !why.empty())
+                throw ExportError("'" + p.string() + "' was not written by Stagecraft (" + why
+                    + "); it is left alone: use --force to replace it or choose another output directory or name");
+    if (!conflicts.empty() && !options.force && !replaceOwn)
         throw ExportError("'" + dir.string() + "' already holds " + std::to_string(conflicts.size())
             + " file(s) of an export named '" + options.name + "' (e.g. " + conflicts.front().filename().string()
             + "); use --force to replace them or choose another --out or --name");
@@ -511,6 +535,7 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     }
     summary.groupsPath = groupsPath;
     summary.cancelled = !complete;
+    summary.replaced = static_cast<int64_t>(overwritten);
     summary.files = done;
     summary.bytes = bytes;
     summary.nodes = nodes;

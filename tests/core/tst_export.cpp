@@ -312,6 +312,102 @@ private Q_SLOTS:
             QVERIFY(readFile(whole.directory / f) == readFile(part.directory / f));
         }
     }
+
+    void replaceOwnTellsOursFromOthers_data()
+    {
+        QTest::addColumn<QString>("file"); // planted in the output directory before the export
+        QTest::addColumn<QString>("source"); // "ours:<file>" (our export of the same plan), "stage:<file>", "text:..."
+        QTest::addColumn<QString>("rankExtension");
+        QTest::addColumn<QString>("refusal"); // empty: the planted file is replaced
+        QTest::newRow("our rank file") << "w.0.et"
+                                       << "ours:w.0.et"
+                                       << ""
+                                       << "";
+        QTest::newRow("our group JSON") << "w.json"
+                                        << "ours:w.json"
+                                        << ""
+                                        << "";
+        QTest::newRow("our JSON trace at a .json rank path") << "w.0.json"
+                                                             << "ours-json:w.0.json"
+                                                             << ".json"
+                                                             << "";
+        // STAGE's metadata schema is "symbolic_tensor_network" (tests/data/chakra/stage/README.md).
+        QTest::newRow("STAGE rank file") << "w.0.et"
+                                         << "stage:workload.0.et"
+                                         << ""
+                                         << "schema is \"symbolic_tensor_network\"";
+        QTest::newRow("STAGE group JSON") << "w.json"
+                                          << "stage:workload.json"
+                                          << ""
+                                          << "its layout is not the one Stagecraft writes";
+        QTest::newRow("our group JSON edited") << "w.json"
+                                               << "ours+:w.json"
+                                               << ""
+                                               << "its layout is not the one Stagecraft writes";
+        QTest::newRow("not a trace") << "w.0.et"
+                                     << "text:hello"
+                                     << ""
+                                     << "it is not a Chakra trace";
+        // A file of our name that this export does not overwrite (.json beside .et): refused as without
+        // replaceOwn.
+        QTest::newRow("other ending") << "w.0.json"
+                                      << "ours-json:w.0.json"
+                                      << ""
+                                      << "use --force";
+    }
+
+    void replaceOwnTellsOursFromOthers()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, source);
+        QFETCH(QString, rankExtension);
+        QFETCH(QString, refusal);
+        auto r = synth("tiny", {});
+        TempDir dir;
+        ExportOptions options;
+        options.name = "w";
+        options.directory = dir.path() / "ours";
+        exportTrace(*r, options);
+        options.directory = dir.path() / "ours-json";
+        options.format = ChakraFileFormat::Json;
+        exportTrace(*r, options);
+
+        const fs::path out = dir.path() / "out";
+        fs::create_directory(out);
+        const std::string kind = source.section(QLatin1Char(':'), 0, 0).toStdString();
+        const std::string name = source.section(QLatin1Char(':'), 1).toStdString();
+        std::string planted;
+        if (kind == "text")
+            planted = name;
+        else if (kind == "stage")
+            planted = readFile(fs::path(STAGECRAFT_TEST_DATA) / "chakra/stage/llama-dp2tp2pp2" / name);
+        else
+            planted = readFile(dir.path() / (kind == "ours+" ? "ours" : kind) / name) + (kind == "ours+" ? " " : "");
+        QVERIFY(!planted.empty());
+        std::ofstream(out / file.toStdString(), std::ios::binary) << planted;
+
+        options.directory = out;
+        options.format = ChakraFileFormat::Protobuf;
+        options.replaceOwn = true;
+        options.rankExtension = rankExtension.toStdString();
+        if (!refusal.isEmpty()) {
+            try {
+                exportTrace(*r, options);
+                QFAIL("the export was not refused");
+            } catch (const ExportError& e) {
+                QVERIFY2(QString::fromUtf8(e.what()).contains(refusal), e.what());
+                QVERIFY2(QString::fromUtf8(e.what()).contains(file), e.what());
+            }
+            QCOMPARE(readFile(out / file.toStdString()), planted);
+            QCOMPARE(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 1L);
+            return;
+        }
+        const ExportSummary sum = exportTrace(*r, options);
+        QCOMPARE(sum.replaced, int64_t(1));
+        // The planted file now holds what this export writes: our protobuf rank file, our group JSON.
+        const std::string written = file == QLatin1String("w.json") ? "w.json" : "w.0.et";
+        QCOMPARE(readFile(out / file.toStdString()), readFile(dir.path() / "ours" / written));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestExport)
