@@ -189,7 +189,10 @@ Command addSynthCommand(CLI::App& app)
                     "parallelism.cp=" + std::to_string(g.sp.value_or(1)),
                     "parallelism.ep=" + std::to_string(moe ? ep : 1),
                     std::string("parallelism.sequence_parallel=") + (sp ? "true" : "false"),
-                    std::string("parallelism.zero=") + (stageBool(g.weightSharded, false) ? "3" : "0") };
+                    std::string("parallelism.zero=") + (stageBool(g.weightSharded, false) ? "3" : "0"),
+                    // STAGE's rank numbering, dp fastest (stage-method.md §3): dense d + dp*(t + tp*(c + cp*s)),
+                    // MoE d + dp*(t + tp*(c + cp*(e + ep*s))); its dp index d is our edp (config "dp").
+                    "parallelism.rank_order=[dp,tp,cp,ep,pp]" };
                 if (s.flags.config.empty())
                     s.flags.config = "llama3-70b";
                 // Our own flags for the same fields were consumed above; the rest apply on top.
