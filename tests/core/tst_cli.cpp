@@ -379,6 +379,130 @@ private Q_SLOTS:
         }
     }
 
+    void stageRerunReplacesOwnFiles()
+    {
+        // A STAGE script rerun into the same folder: our files of that name are replaced without --force
+        // (as STAGE overwrites), and nothing else: not a note of the user, not a rank file beyond this world.
+        QTemporaryDir dir;
+        QStringList first = stageLlamaFlags();
+        first[first.indexOf(QStringLiteral("--dmodel")) + 1] = QStringLiteral("512"); // other content, same names
+        QCOMPARE(stageSynth(first, dir.path()).exitCode, 0);
+        QFile::copy(dir.filePath(QStringLiteral("workload.0.et")), dir.filePath(QStringLiteral("workload.8.et")));
+        const QByteArray stale = fileBytes(dir.filePath(QStringLiteral("workload.8.et")));
+        QFile notes(dir.filePath(QStringLiteral("notes.txt")));
+        QVERIFY(notes.open(QIODevice::WriteOnly));
+        notes.write("mine");
+        notes.close();
+
+        const Run again = stageSynth(stageLlamaFlags(), dir.path());
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        // 8 rank files + workload.json (stage-method.md §3: dp*tp*pp = 8 ranks).
+        QVERIFY2(
+            again.err.contains(QLatin1String("replaced 9 file(s) of an earlier Stagecraft export named 'workload'")),
+            qPrintable(again.err));
+        QCOMPARE(fileBytes(notes.fileName()), QByteArray("mine"));
+        QCOMPARE(fileBytes(dir.filePath(QStringLiteral("workload.8.et"))), stale);
+        // The replaced files are exactly those of a fresh run of the second command.
+        QTemporaryDir fresh;
+        QCOMPARE(stageSynth(stageLlamaFlags(), fresh.path()).exitCode, 0);
+        const QStringList written = QDir(fresh.path()).entryList(QDir::Files, QDir::Name);
+        QCOMPARE(written.size(), 9);
+        for (const QString& f : written)
+            QVERIFY2(fileBytes(dir.filePath(f)) == fileBytes(fresh.filePath(f)), qPrintable(f));
+
+        // Our own command line keeps refusing without --force.
+        QTemporaryDir own;
+        const QStringList tiny = args({ "synth", "tiny", "--out" }) + QStringList { own.path() };
+        QCOMPARE(runStagecraft(tiny).exitCode, 0);
+        const Run refused = runStagecraft(tiny);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QLatin1String("use --force")), qPrintable(refused.err));
+    }
+
+    void stageForeignFileIsLeftAlone_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("reason");
+        // STAGE's own files (schema "symbolic_tensor_network"; its group JSON is laid out on one line).
+        QTest::newRow("STAGE rank file") << QStringLiteral("workload.3.et")
+                                         << QStringLiteral("schema is \"symbolic_tensor_network\"");
+        QTest::newRow("STAGE group JSON")
+            << QStringLiteral("workload.json") << QStringLiteral("not the one Stagecraft writes");
+    }
+
+    void stageForeignFileIsLeftAlone()
+    {
+        // A file named like one of ours that Stagecraft did not write is never replaced without --force: the
+        // command exits 2 naming it and writes nothing; with --force it is replaced.
+        QFETCH(QString, file);
+        QFETCH(QString, reason);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(file);
+        QVERIFY(QFile::copy(s_stageData + QStringLiteral("/llama-dp2tp2pp2/") + file, path));
+        const QByteArray before = fileBytes(path);
+        const Run r = stageSynth(stageLlamaFlags(), dir.path());
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(
+            r.err.startsWith(QLatin1String("stagecraft: '") + path + QLatin1String("' was not written by Stagecraft")),
+            qPrintable(r.err));
+        QVERIFY2(r.err.contains(reason), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QLatin1String("--force")), qPrintable(r.err));
+        QCOMPARE(fileBytes(path), before);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList { file });
+
+        const Run forced = stageSynth(stageLlamaFlags() + QStringList { QStringLiteral("--force") }, dir.path());
+        QVERIFY2(forced.exitCode == 0, qPrintable(forced.err));
+        QVERIFY(fileBytes(path) != before);
+    }
+
+    void stageJsonNamePattern()
+    {
+        // STAGE writes protobuf whatever --output_name ends with (stage-method.md §4: "rank r writes
+        // <pattern % r>. Always v0.0.4 protobuf"), and names the groups <pattern minus ".%d"> = workload.json.
+        QTemporaryDir dir;
+        const Run r = stageSynth(stageLlamaFlags(), dir.path(), QStringLiteral("workload.%d.json"));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QLatin1String("protobuf despite the .json ending")), qPrintable(r.err));
+        QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+        QStringList expected { QStringLiteral("workload.json") };
+        for (int rank = 0; rank < 8; ++rank)
+            expected << QStringLiteral("workload.%1.json").arg(rank);
+        expected.sort();
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files, QDir::Name), expected);
+        const auto groups = readGroups(dir.filePath(QStringLiteral("workload.json")));
+        QVERIFY(!groups.empty());
+        for (int rank = 0; rank < 8; ++rank) {
+            const ChakraReadResult t =
+                readChakraFile(dir.filePath(QStringLiteral("workload.%1.json").arg(rank)).toStdString());
+            QVERIFY2(t.ok(), t.error.c_str());
+            QVERIFY(!t.trace->nodes.empty());
+            QVERIFY(t.trace->metadata.attr("schema")->stringValue()->rfind("stagecraft ", 0) == 0);
+        }
+        // A rerun replaces them like the .et files.
+        const Run again = stageSynth(stageLlamaFlags(), dir.path(), QStringLiteral("workload.%d.json"));
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QVERIFY2(again.err.contains(QLatin1String("replaced 9 file(s)")), qPrintable(again.err));
+    }
+
+    void stageBadNamePatterns_data()
+    {
+        QTest::addColumn<QString>("pattern");
+        QTest::newRow("%d not before the ending") << QStringLiteral("workload%d.et");
+        QTest::newRow("other ending") << QStringLiteral("workload.%d.pb");
+        QTest::newRow("no name") << QStringLiteral(".%d.json");
+    }
+
+    void stageBadNamePatterns()
+    {
+        QFETCH(QString, pattern);
+        QTemporaryDir dir;
+        const Run r = stageSynth(stageLlamaFlags(), dir.path(), pattern);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(
+            r.err.contains(QLatin1String("only patterns of the form NAME.%d.et or NAME.%d.json")), qPrintable(r.err));
+        QVERIFY(QDir(dir.path()).isEmpty());
+    }
+
     void inspectCorruptFile()
     {
         // A truncated varint: a clear error, exit 2, no crash.
