@@ -424,36 +424,37 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     // --force. Rank files of other ranges (another job of a --ranks array) are not conflicts. With --force and
     // the whole range, stale rank files beyond this world size are removed so the set stays consistent.
     std::vector<fs::path> conflicts, stale;
-    size_t overwritten = 0; // conflicts at a path this export writes (not e.g. a .json rank file beside .et)
+    std::vector<fs::path> overwritten; // conflicts at a path this export writes (not a .json rank file beside .et)
     for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
         const std::string file = e.path().filename().string();
         std::smatch m;
         if (file == groupsPath.filename().string()) {
             if (first == 0) {
                 conflicts.push_back(e.path());
-                ++overwritten;
+                overwritten.push_back(e.path());
             }
         } else if (std::regex_match(file, m, ours)) {
             const int64_t r = rankNumber(m[1].str());
             if (r >= first && r < end) {
                 conflicts.push_back(e.path());
-                overwritten += e.path() == rankPath(r) ? 1 : 0;
+                if (e.path() == rankPath(r))
+                    overwritten.push_back(e.path());
             } else if (r >= world)
                 stale.push_back(e.path());
         }
     }
     std::sort(conflicts.begin(), conflicts.end());
+    std::sort(overwritten.begin(), overwritten.end());
     // replaceOwn: conflicts that this export overwrites and that an earlier Stagecraft export wrote are
     // replaced; a file anyone else wrote is named and left alone.
-    const bool replaceOwn =
-        options.replaceOwn && !options.force && !conflicts.empty() && overwritten == conflicts.size();
+    const bool replaceOwn = options.replaceOwn && !options.force;
     if (replaceOwn)
-        for (const fs::path& p : conflicts)
+        for (const fs::path& p : overwritten)
             if (std::string why = p == groupsPath ? whyNotStagecraftGroupsFile(p) : whyNotStagecraftRankFile(p);
                 !why.empty())
                 throw ExportError("'" + p.string() + "' was not written by Stagecraft (" + why
                     + "); it is left alone: use --force to replace it or choose another output directory or name");
-    if (!conflicts.empty() && !options.force && !replaceOwn)
+    if (!conflicts.empty() && !options.force && !(replaceOwn && overwritten.size() == conflicts.size()))
         throw ExportError("'" + dir.string() + "' already holds " + std::to_string(conflicts.size())
             + " file(s) of an export named '" + options.name + "' (e.g. " + conflicts.front().filename().string()
             + "); use --force to replace them or choose another --out or --name");
@@ -535,7 +536,7 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     }
     summary.groupsPath = groupsPath;
     summary.cancelled = !complete;
-    summary.replaced = static_cast<int64_t>(overwritten);
+    summary.replaced = static_cast<int64_t>(overwritten.size());
     summary.files = done;
     summary.bytes = bytes;
     summary.nodes = nodes;

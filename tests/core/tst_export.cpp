@@ -408,6 +408,31 @@ private Q_SLOTS:
         const std::string written = file == QLatin1String("w.json") ? "w.json" : "w.0.et";
         QCOMPARE(readFile(out / file.toStdString()), readFile(dir.path() / "ours" / written));
     }
+
+    void replaceOwnNamesAForeignFileFirst()
+    {
+        // A file of another tool is the one to name, even beside a file of ours with another ending.
+        auto r = synth("tiny", {});
+        TempDir dir;
+        ExportOptions options;
+        options.name = "w";
+        options.directory = dir.path();
+        options.format = ChakraFileFormat::Json;
+        exportTrace(*r, options); // w.0.json, w.json: not overwritten by a protobuf export
+        const fs::path stage = fs::path(STAGECRAFT_TEST_DATA) / "chakra/stage/llama-dp2tp2pp2/workload.0.et";
+        fs::copy_file(stage, dir.path() / "w.0.et");
+        options.format = ChakraFileFormat::Protobuf;
+        options.replaceOwn = true;
+        try {
+            exportTrace(*r, options);
+            QFAIL("the export was not refused");
+        } catch (const ExportError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).startsWith(QString::fromStdString(
+                         "'" + (dir.path() / "w.0.et").string() + "' was not written by Stagecraft")),
+                e.what());
+        }
+        QCOMPARE(readFile(dir.path() / "w.0.et"), readFile(stage));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestExport)
