@@ -29,7 +29,7 @@ namespace {
             const char* group = "STAGE-compatible flags (main.py)";
             cmd->add_option("--output_dir", outputDir, "STAGE: output directory (same as --out)")->group(group);
             cmd->add_option(
-                   "--output_name", outputName, "STAGE: file name pattern with %d for the rank, e.g. workload.%d.et")
+                   "--output_name", outputName, "STAGE: rank file pattern NAME.%d.et or NAME.%d.json (both protobuf)")
                 ->group(group);
             cmd->add_option("--sp", sp, "STAGE: context-parallel degree (our cp)")->group(group);
             cmd->add_option("--dvocal", dvocal, "STAGE: vocabulary (default 32000)")->group(group);
@@ -143,7 +143,7 @@ Command addSynthCommand(CLI::App& app)
             State& s = *st;
             std::vector<std::string> overrides;
             const bool stageMode = s.stage.any() || s.flags.config.empty();
-            std::string name;
+            std::string name, rankExtension;
             if (stageMode) {
                 // STAGE semantics. Base: its defaults (a Llama-3-70B-like model, vocab 32000, seq 1024, batch 64).
                 const StageFlags& g = s.stage;
@@ -190,7 +190,10 @@ Command addSynthCommand(CLI::App& app)
                     "parallelism.cp=" + std::to_string(g.sp.value_or(1)),
                     "parallelism.ep=" + std::to_string(moe ? ep : 1),
                     std::string("parallelism.sequence_parallel=") + (sp ? "true" : "false"),
-                    std::string("parallelism.zero=") + (stageBool(g.weightSharded, false) ? "3" : "0") };
+                    std::string("parallelism.zero=") + (stageBool(g.weightSharded, false) ? "3" : "0"),
+                    // STAGE's rank numbering, dp fastest (stage-method.md §3): dense d + dp*(t + tp*(c + cp*s)),
+                    // MoE d + dp*(t + tp*(c + cp*(e + ep*s))); its dp index d is our edp (config "dp").
+                    "parallelism.rank_order=[dp,tp,cp,ep,pp]" };
                 if (s.flags.config.empty())
                     s.flags.config = "llama3-70b";
                 // Our own flags for the same fields were consumed above; the rest apply on top.
@@ -202,17 +205,23 @@ Command addSynthCommand(CLI::App& app)
                 for (const std::string& o : rest.overrides())
                     overrides.push_back(o);
                 const std::string pattern = g.outputName.value_or("workload.%d.et");
-                const std::string suffix = ".%d.et";
-                if (pattern.size() > suffix.size()
-                    && pattern.compare(pattern.size() - suffix.size(), suffix.size(), suffix) == 0)
-                    name = pattern.substr(0, pattern.size() - suffix.size());
-                else if (pattern.find("%d") == std::string::npos)
+                auto endsWith = [&](const std::string& suffix) {
+                    return pattern.size() > suffix.size()
+                        && pattern.compare(pattern.size() - suffix.size(), suffix.size(), suffix) == 0;
+                };
+                if (endsWith(".%d.et"))
+                    name = pattern.substr(0, pattern.size() - 6);
+                else if (endsWith(".%d.json")) {
+                    // STAGE writes protobuf whatever the ending, and its groups file is NAME.json (stage-method §4).
+                    name = pattern.substr(0, pattern.size() - 8);
+                    rankExtension = ".json";
+                } else if (pattern.find("%d") == std::string::npos)
                     name = pattern.size() > 3 && pattern.compare(pattern.size() - 3, 3, ".et") == 0
                         ? pattern.substr(0, pattern.size() - 3)
                         : pattern; // STAGE appends .%d.et
                 else {
                     std::cerr << "stagecraft: --output_name '" << pattern
-                              << "': only patterns of the form NAME.%d.et are supported\n";
+                              << "': only patterns of the form NAME.%d.et or NAME.%d.json are supported\n";
                     return ExitBadInput;
                 }
                 if (s.out.empty())
@@ -241,6 +250,9 @@ Command addSynthCommand(CLI::App& app)
             options.name = name.empty() ? result.config.name : name;
             options.format = s.format == "json" ? ChakraFileFormat::Json : ChakraFileFormat::Protobuf;
             options.force = s.force;
+            // A STAGE script reruns into the same folder; STAGE overwrites there, so our own files are replaced.
+            options.replaceOwn = stageMode;
+            options.rankExtension = rankExtension;
             options.tensorLists = s.tensorLists;
             options.ctrlDepsAsData = s.ctrlAsData;
             options.threads =
@@ -283,6 +295,15 @@ Command addSynthCommand(CLI::App& app)
                         std::printf("communicator groups: %s (%lld groups)\n", sum.groupsPath.string().c_str(),
                             static_cast<long long>(result.groups.groupCount()));
                 }
+                if (!rankExtension.empty() && options.format == ChakraFileFormat::Protobuf && !s.quiet)
+                    std::cerr << "stagecraft: note: the rank files " << options.name << ".<rank>" << rankExtension
+                              << " are Chakra protobuf despite the " << rankExtension
+                              << " ending, as STAGE writes them; the communicator groups are " << options.name
+                              << ".json\n";
+                if (stageMode && sum.replaced > 0 && !s.quiet)
+                    std::cerr << "stagecraft: note: replaced " << sum.replaced
+                              << " file(s) of an earlier Stagecraft export named '" << options.name << "' in "
+                              << options.directory.string() << "\n";
                 if (stageMode && stageBool(s.stage.printGpuVram, false))
                     std::cout << reportText(result);
             } catch (const ExportError& e) {

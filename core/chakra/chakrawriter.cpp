@@ -403,27 +403,16 @@ std::string serializeChakraTrace(const ChakraTrace& trace)
     return out;
 }
 
-void writeCommGroups(
-    const std::filesystem::path& path, const std::map<int, std::vector<int>>& groups, ChakraWriteOptions options)
+std::string commGroupsText(const std::map<int, std::vector<int>>& groups)
 {
     std::string text = "{";
     bool first = true;
     for (const auto& [id, ranks] : groups) {
-        if (id <= 0) {
-            throw ChakraWriteError("communicator group id " + std::to_string(id) + " for " + quoted(path)
-                    + " must be > 0 (0 is the world group)",
-                path);
-        }
         text += first ? "\n  \"" : ",\n  \"";
         first = false;
         text += std::to_string(id);
         text += "\": [";
         for (size_t i = 0; i < ranks.size(); ++i) {
-            if (ranks[i] < 0) {
-                throw ChakraWriteError("communicator group " + std::to_string(id) + " for " + quoted(path)
-                        + " lists negative rank " + std::to_string(ranks[i]),
-                    path);
-            }
             if (i > 0)
                 text += ", ";
             text += std::to_string(ranks[i]);
@@ -431,9 +420,28 @@ void writeCommGroups(
         text += "]";
     }
     text += groups.empty() ? "}\n" : "\n}\n";
+    return text;
+}
 
+void writeCommGroups(
+    const std::filesystem::path& path, const std::map<int, std::vector<int>>& groups, ChakraWriteOptions options)
+{
+    for (const auto& [id, ranks] : groups) {
+        if (id <= 0) {
+            throw ChakraWriteError("communicator group id " + std::to_string(id) + " for " + quoted(path)
+                    + " must be > 0 (0 is the world group)",
+                path);
+        }
+        for (int r : ranks) {
+            if (r < 0) {
+                throw ChakraWriteError("communicator group " + std::to_string(id) + " for " + quoted(path)
+                        + " lists negative rank " + std::to_string(r),
+                    path);
+            }
+        }
+    }
     AtomicFile file(path, options.bufferBytes, options.fsync);
-    file.buffer() += text;
+    file.buffer() += commGroupsText(groups);
     file.commit();
 }
 

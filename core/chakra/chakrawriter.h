@@ -126,8 +126,11 @@ std::string serializeChakraTrace(const ChakraTrace& trace);
 ///     "2": [2, 3]
 ///   }
 /// Group ids must be > 0 (0 means the world group) and ranks >= 0, else ChakraWriteError.
+/// The bytes are commGroupsText(groups).
 void writeCommGroups(
     const std::filesystem::path& path, const std::map<int, std::vector<int>>& groups, ChakraWriteOptions options = {});
+/// The text writeCommGroups() writes for `groups`, without its checks. Pure function; thread-safe.
+std::string commGroupsText(const std::map<int, std::vector<int>>& groups);
 
 // Canonical attributes (spec §5.2): each helper builds the attribute with the oneof member that both
 // ASTRA-sim's current and legacy feeders read correctly.

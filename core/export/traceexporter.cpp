@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "export/traceexporter.h"
 
-#include "chakra/chakrareader.h"
+#include "export/exportownership.h"
 #include "version.h"
 
 #include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <chrono>
-#include <fstream>
 #include <mutex>
-#include <regex>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
@@ -39,35 +37,6 @@ namespace {
         if (n.op >= 0)
             return toString(r.graph->ops[static_cast<size_t>(n.op)].kind);
         return n.pass == Pass::Optimizer ? "optimizer" : "compute";
-    }
-
-    /// True if `path` is a trace Stagecraft wrote: its GlobalMetadata says `schema: stagecraft ...` (protobuf), or
-    /// its first kilobytes carry that schema (JSON).
-    bool isStagecraftTrace(const std::filesystem::path& path)
-    {
-        if (path.extension() == ".json") {
-            std::ifstream in(path, std::ios::binary);
-            std::string head(4096, '\0');
-            in.read(head.data(), static_cast<std::streamsize>(head.size()));
-            head.resize(static_cast<size_t>(in.gcount()));
-            return head.find("\"stagecraft ") != std::string::npos;
-        }
-        struct Probe : ChakraTraceVisitor
-        {
-            bool ours = false;
-            bool onMetadata(ChakraMetadata&& m, const ChakraRecordInfo&) override
-            {
-                const ChakraAttribute* a = m.attr("schema");
-                ours = a && a->stringValue() && a->stringValue()->rfind("stagecraft ", 0) == 0;
-                return false;
-            }
-            bool onNode(ChakraNode&&, const ChakraRecordInfo&) override
-            {
-                return false;
-            }
-        } probe;
-        visitChakraFile(path, probe);
-        return probe.ours;
     }
 
 } // namespace
@@ -109,7 +78,7 @@ ChakraMetadata traceMetadata()
 {
     ChakraMetadata m;
     m.version = "0.0.4";
-    m.attrs.push_back(ChakraAttribute::ofString("schema", std::string("stagecraft ") + versionString()));
+    m.attrs.push_back(ChakraAttribute::ofString("schema", kStagecraftSchemaPrefix + std::string(versionString())));
     m.attrs.push_back(ChakraAttribute::ofString("units", "num_ops: FLOPs; tensor_size, comm_size: bytes"));
     return m;
 }
@@ -428,7 +397,9 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
         if (ec)
             throw ExportError("cannot create output directory '" + dir.string() + "': " + ec.message());
     }
-    const std::string extension = options.format == ChakraFileFormat::Json ? ".json" : ".et";
+    const std::string extension = !options.rankExtension.empty() ? options.rankExtension
+        : options.format == ChakraFileFormat::Json               ? ".json"
+                                                                 : ".et";
     auto rankPath = [&](int64_t r) { return dir / (options.name + "." + std::to_string(r) + extension); };
     const fs::path groupsPath = dir / (options.name + ".json");
     // Every file we write goes through a temporary name ".<final>.tmp-<pid>-<n>" in the same folder, which must
@@ -498,12 +469,24 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
                     + "' is not a regular file (a symlink, device or folder); "
                       "it is never replaced: remove it or choose another --out or --name");
             conflicts.push_back(e.path());
-        } else if (r >= world && !e.is_symlink(ec) && e.is_regular_file(ec) && isStagecraftTrace(e.path())) {
+        } else if (r >= world && !e.is_symlink(ec) && e.is_regular_file(ec)
+            && whyNotStagecraftRankFile(e.path()).empty()) {
             stale.push_back(e.path());
         }
     }
     std::sort(conflicts.begin(), conflicts.end());
-    if (!conflicts.empty() && !options.force)
+    // Every conflict is a path this export writes (its own extension and group file).
+    const std::vector<fs::path>& overwritten = conflicts;
+    // replaceOwn: conflicts that this export overwrites and that an earlier Stagecraft export wrote are
+    // replaced; a file anyone else wrote is named and left alone.
+    const bool replaceOwn = options.replaceOwn && !options.force;
+    if (replaceOwn)
+        for (const fs::path& p : overwritten)
+            if (std::string why = p == groupsPath ? whyNotStagecraftGroupsFile(p) : whyNotStagecraftRankFile(p);
+                !why.empty())
+                throw ExportError("'" + p.string() + "' was not written by Stagecraft (" + why
+                    + "); it is left alone: use --force to replace it or choose another output directory or name");
+    if (!conflicts.empty() && !options.force && !(replaceOwn && overwritten.size() == conflicts.size()))
         throw ExportError("'" + dir.string() + "' already holds " + std::to_string(conflicts.size())
             + " file(s) of an export named '" + options.name + "' (e.g. " + conflicts.front().filename().string()
             + "); use --force to replace them or choose another --out or --name");
@@ -585,6 +568,7 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     }
     summary.groupsPath = groupsPath;
     summary.cancelled = !complete;
+    summary.replaced = static_cast<int64_t>(overwritten.size());
     summary.files = done;
     summary.bytes = bytes;
     summary.nodes = nodes;

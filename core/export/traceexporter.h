@@ -31,6 +31,10 @@ struct ExportOptions
     int64_t firstRank = 0; ///< the range [firstRank, endRank) of rank files to write
     int64_t endRank = -1; ///< -1 = world size
     bool force = false; ///< replace files of a previous export with the same name (only those)
+    /// Without `force`: replace the files this export writes (rank files of the range, the group JSON) when an
+    /// earlier Stagecraft export wrote them (exportownership.h); any other existing file of this name refuses.
+    bool replaceOwn = false;
+    std::string rankExtension; ///< rank file ending, e.g. ".json"; empty = ".et" (protobuf) or ".json" (JSON)
     bool tensorLists = false; ///< write `inputs`/`outputs` attributes for ASTRA-sim's memory check (§7.5)
     bool ctrlDepsAsData = false; ///< put the schedule's ordering edges into data_deps instead of ctrl_deps
     int threads = 1; ///< rank files written in parallel; output is identical for any count
@@ -44,6 +48,7 @@ struct ExportSummary
     uint64_t nodes = 0;
     bool wroteGroups = false; ///< the communicator-group JSON was written (ranges starting at rank 0)
     bool cancelled = false; ///< the progress sink cancelled the export; `files` complete files were written
+    int64_t replaced = 0; ///< files of an earlier export that this one overwrote
     std::filesystem::path groupsPath;
     double seconds = 0;
 };

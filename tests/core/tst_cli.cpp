@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The stagecraft command line, run as a user would: exit codes, messages, STAGE's flags, files written.
+// STAGE's facts come from ../shared/spec/stage-method.md (cited per test) and its own trace sets in
+// tests/data/chakra/stage/ (README.md there: the command lines that made them).
+#include "chakra/chakrareader.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -9,6 +13,16 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <set>
+#include <vector>
+
+using stagecraft::ChakraNode;
+using stagecraft::ChakraNodeType;
+using stagecraft::ChakraReadResult;
+using stagecraft::readChakraFile;
 
 namespace {
 
@@ -19,7 +33,7 @@ struct Run
     QString err;
 };
 
-Run stagecraft(const QStringList& args, const QString& workDir = {})
+Run runStagecraft(const QStringList& args, const QString& workDir = {})
 {
     QProcess p;
     if (!workDir.isEmpty())
@@ -29,6 +43,149 @@ Run stagecraft(const QStringList& args, const QString& workDir = {})
         qFatal("stagecraft did not finish");
     return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
 }
+
+const QString s_stageData = QStringLiteral(STAGECRAFT_TEST_DATA "/chakra/stage");
+
+QStringList args(std::initializer_list<const char*> list)
+{
+    QStringList out;
+    for (const char* a : list)
+        out << QString::fromUtf8(a);
+    return out;
+}
+
+/// The flags of STAGE's llama-dp2tp2pp2 set, verbatim from tests/data/chakra/stage/README.md.
+QStringList stageLlamaFlags()
+{
+    return args({ "--model_type", "llama", "--dp", "2", "--tp", "2", "--pp", "2", "--num_stacks", "2", "--dmodel",
+        "256", "--dff", "512", "--head", "8", "--kvhead", "4", "--seq", "128", "--batch", "4", "--micro_batch", "2" });
+}
+
+/// The flags of STAGE's moe-dp2ep2 set, verbatim from tests/data/chakra/stage/README.md.
+QStringList stageMoeFlags()
+{
+    return args({ "--model_type", "moe", "--dp", "2", "--ep", "2", "--num_stacks", "2", "--dmodel", "256", "--dff",
+        "512", "--head", "8", "--kvhead", "4", "--seq", "128", "--batch", "4", "--micro_batch", "2", "--experts", "4",
+        "--kexperts", "2" });
+}
+
+/// `synth` in STAGE mode: the flags, then --output_dir DIR --output_name PATTERN.
+Run stageSynth(const QStringList& flags, const QString& dir, const QString& pattern = QStringLiteral("workload.%d.et"))
+{
+    return runStagecraft(QStringList { QStringLiteral("synth") } + flags
+        + QStringList { QStringLiteral("--output_dir"), dir, QStringLiteral("--output_name"), pattern });
+}
+
+QByteArray fileBytes(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll();
+}
+
+using MemberSets = std::set<std::vector<int>>;
+
+/// Communicator groups of a set: pg_name -> members (ascending), from its group JSON.
+std::map<std::string, std::vector<int>> readGroups(const QString& path)
+{
+    std::map<std::string, std::vector<int>> out;
+    const QJsonObject o = QJsonDocument::fromJson(fileBytes(path)).object();
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        std::vector<int>& members = out[it.key().toStdString()];
+        for (const QJsonValue& v : it.value().toArray())
+            members.push_back(v.toInt());
+        std::sort(members.begin(), members.end());
+    }
+    return out;
+}
+
+/// What a rank file's communication uses: per comm_type, the member sets of the groups its collectives run
+/// in (key -1: all types together), and the peers of its sends and recvs.
+struct RankComm
+{
+    std::map<int64_t, MemberSets> groups;
+    std::set<int64_t> peers;
+    QString error;
+};
+
+RankComm rankComm(const QString& rankFile, const std::map<std::string, std::vector<int>>& groups)
+{
+    RankComm out;
+    const ChakraReadResult r = readChakraFile(rankFile.toStdString());
+    if (!r.ok()) {
+        out.error = QString::fromStdString(r.error);
+        return out;
+    }
+    for (const ChakraNode& n : r.trace->nodes) {
+        if (n.type == ChakraNodeType::CommColl) {
+            const std::string pg = n.stringAttr("pg_name").value_or("");
+            const auto g = groups.find(pg);
+            if (g == groups.end()) {
+                out.error = rankFile + QStringLiteral(": pg_name '") + QString::fromStdString(pg)
+                    + QStringLiteral("' is not in the group JSON");
+                return out;
+            }
+            out.groups[-1].insert(g->second);
+            out.groups[n.intAttr("comm_type").value_or(-1)].insert(g->second);
+        } else if (n.type == ChakraNodeType::CommSend) {
+            out.peers.insert(n.intAttr("comm_dst").value_or(-1));
+        } else if (n.type == ChakraNodeType::CommRecv) {
+            out.peers.insert(n.intAttr("comm_src").value_or(-1));
+        }
+    }
+    return out;
+}
+
+/// `sets` with every member set that is the product of several of `factors` (groups of `rank` over different
+/// axes) replaced by those factors: our one all-reduce over dp x tp is STAGE's chain AR(dp) -> AR(tp) over the same
+/// ranks (stage-method.md §2 "Chaining"). A rank is linear in its coordinates, so the product of groups
+/// G1..Gk of `rank` is { rank + sum(gi - rank) }.
+MemberSets factored(const MemberSets& sets, const MemberSets& factors, int rank)
+{
+    const std::vector<std::vector<int>> f(factors.begin(), factors.end());
+    MemberSets out;
+    for (const std::vector<int>& s : sets) {
+        unsigned match = 0;
+        for (unsigned mask = 1; mask < (1u << f.size()) && match == 0; ++mask) {
+            if (std::popcount(mask) < 2)
+                continue;
+            std::set<int> product { rank };
+            for (size_t i = 0; i < f.size(); ++i) {
+                if (!(mask & (1u << i)))
+                    continue;
+                std::set<int> next;
+                for (int p : product)
+                    for (int g : f[i])
+                        next.insert(p + g - rank);
+                product = std::move(next);
+            }
+            if (std::vector<int>(product.begin(), product.end()) == s)
+                match = mask;
+        }
+        if (match == 0)
+            out.insert(s);
+        for (size_t i = 0; i < f.size(); ++i)
+            if (match & (1u << i))
+                out.insert(f[i]);
+    }
+    return out;
+}
+
+QString describe(const MemberSets& sets)
+{
+    QStringList parts;
+    for (const std::vector<int>& s : sets) {
+        QStringList members;
+        for (int m : s)
+            members << QString::number(m);
+        parts << QStringLiteral("{") + members.join(QLatin1Char(',')) + QStringLiteral("}");
+    }
+    return parts.join(QLatin1Char(' '));
+}
+
+/// Chakra comm_type values (spec/chakra-et.md): ALL_REDUCE 0, ALL_GATHER 2, ALL_TO_ALL 6, REDUCE_SCATTER 7.
+constexpr int64_t kAllGather = 2, kAllToAll = 6, kReduceScatter = 7, kAnyType = -1;
 
 } // namespace
 
@@ -40,7 +197,7 @@ private Q_SLOTS:
     void reportJsonContract()
     {
         // DESIGN.md §4 keys; tiny's 1,705,216 parameters are derived by hand in tst_model.
-        const Run r = stagecraft({ QStringLiteral("report"), QStringLiteral("tiny"), QStringLiteral("--dp"),
+        const Run r = runStagecraft({ QStringLiteral("report"), QStringLiteral("tiny"), QStringLiteral("--dp"),
             QStringLiteral("2"), QStringLiteral("--pp"), QStringLiteral("2"), QStringLiteral("--json") });
         QCOMPARE(r.exitCode, 0);
         const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -93,7 +250,7 @@ private Q_SLOTS:
         QFETCH(QStringList, args);
         QFETCH(int, exitCode);
         QFETCH(QString, message);
-        const Run r = stagecraft(args);
+        const Run r = runStagecraft(args);
         QCOMPARE(r.exitCode, exitCode);
         QVERIFY2(r.err.contains(message) || r.out.contains(message), qPrintable(r.err + r.out));
     }
@@ -103,7 +260,7 @@ private Q_SLOTS:
         // The STAGE command line of ../shared/data/stage-traces/llama-dp2tp2pp2, unchanged: 8 rank files named by
         // --output_name's %d pattern and workload.json, and the set passes our own inspect.
         QTemporaryDir dir;
-        const Run r = stagecraft({ QStringLiteral("synth"), QStringLiteral("--model_type"), QStringLiteral("llama"),
+        const Run r = runStagecraft({ QStringLiteral("synth"), QStringLiteral("--model_type"), QStringLiteral("llama"),
             QStringLiteral("--dp"), QStringLiteral("2"), QStringLiteral("--tp"), QStringLiteral("2"),
             QStringLiteral("--pp"), QStringLiteral("2"), QStringLiteral("--num_stacks"), QStringLiteral("2"),
             QStringLiteral("--dmodel"), QStringLiteral("256"), QStringLiteral("--dff"), QStringLiteral("512"),
@@ -117,7 +274,7 @@ private Q_SLOTS:
         for (int rank = 0; rank < 8; ++rank)
             QVERIFY(files.contains(QStringLiteral("workload.%1.et").arg(rank)));
         QVERIFY(files.contains(QStringLiteral("workload.json")));
-        const Run inspect = stagecraft({ QStringLiteral("inspect"), dir.path() });
+        const Run inspect = runStagecraft({ QStringLiteral("inspect"), dir.path() });
         QVERIFY2(inspect.exitCode == 0, qPrintable(inspect.out));
         QVERIFY(inspect.out.contains(QLatin1String("0 errors")));
     }
@@ -126,7 +283,7 @@ private Q_SLOTS:
     {
         // STAGE multiplies the world by ep: --dp 2 --ep 2 gives 4 rank files (DESIGN.md §2), as STAGE's moe-dp2ep2.
         QTemporaryDir dir;
-        const Run r = stagecraft({ QStringLiteral("synth"), QStringLiteral("--model_type"), QStringLiteral("moe"),
+        const Run r = runStagecraft({ QStringLiteral("synth"), QStringLiteral("--model_type"), QStringLiteral("moe"),
             QStringLiteral("--dp"), QStringLiteral("2"), QStringLiteral("--ep"), QStringLiteral("2"),
             QStringLiteral("--num_stacks"), QStringLiteral("2"), QStringLiteral("--dmodel"), QStringLiteral("256"),
             QStringLiteral("--dff"), QStringLiteral("512"), QStringLiteral("--head"), QStringLiteral("8"),
@@ -138,6 +295,214 @@ private Q_SLOTS:
         QCOMPARE(QDir(dir.path()).entryList({ QStringLiteral("workload.*.et") }, QDir::Files).size(), 4);
     }
 
+    void stageGroupsMatchStage_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("world");
+        QTest::addColumn<QList<int>>("types");
+        // llama dp2 tp2 pp2: every group (dp for the gradient all-reduces, tp for TP+SP) and, to pin which is
+        // which, the groups of the all-gathers and reduce-scatters (tp only, stage-method.md §3 "TP+SP").
+        QTest::newRow("llama-dp2tp2pp2") << QStringLiteral("llama-dp2tp2pp2") << 8
+                                         << QList<int> { int(kAnyType), int(kAllGather), int(kReduceScatter) };
+        // moe dp2 ep2: the all-to-alls run in STAGE's ep group, e varying with stride dp (§3 rank numbering).
+        // Only those: our attention is data-parallel over all 4 ranks where STAGE replicates it across ep
+        // (DESIGN.md §2), so the all-reduce groups differ by design.
+        QTest::newRow("moe-dp2ep2") << QStringLiteral("moe-dp2ep2") << 4 << QList<int> { int(kAllToAll) };
+    }
+
+    void stageGroupsMatchStage()
+    {
+        // STAGE's command line for each of its trace sets, run through our synth: for every rank, the member
+        // sets of the communicator groups its collectives use equal those in STAGE's own rank file (a group of
+        // ours over two axes counted as its two one-axis groups, see factored()).
+        QFETCH(QString, set);
+        QFETCH(int, world);
+        QFETCH(QList<int>, types);
+        QTemporaryDir dir;
+        const Run r =
+            stageSynth(set.startsWith(QLatin1String("llama")) ? stageLlamaFlags() : stageMoeFlags(), dir.path());
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString stageDir = s_stageData + QLatin1Char('/') + set;
+        const auto ourGroups = readGroups(dir.filePath(QStringLiteral("workload.json")));
+        const auto stageGroups = readGroups(stageDir + QStringLiteral("/workload.json"));
+        QCOMPARE(QDir(dir.path()).entryList({ QStringLiteral("workload.*.et") }, QDir::Files).size(), world);
+        for (int rank = 0; rank < world; ++rank) {
+            const QString file = QStringLiteral("workload.%1.et").arg(rank);
+            const RankComm ours = rankComm(dir.filePath(file), ourGroups);
+            const RankComm theirs = rankComm(stageDir + QLatin1Char('/') + file, stageGroups);
+            QVERIFY2(ours.error.isEmpty(), qPrintable(ours.error));
+            QVERIFY2(theirs.error.isEmpty(), qPrintable(theirs.error));
+            for (int type : types) {
+                const MemberSets b = theirs.groups.count(type) ? theirs.groups.at(type) : MemberSets {};
+                const MemberSets a = factored(ours.groups.count(type) ? ours.groups.at(type) : MemberSets {}, b, rank);
+                QVERIFY2(!b.empty(), qPrintable(file + QStringLiteral(": STAGE uses no group for this type")));
+                QVERIFY2(a == b,
+                    qPrintable(QStringLiteral("%1 comm_type %2: ours %3, STAGE %4")
+                                   .arg(file)
+                                   .arg(type)
+                                   .arg(describe(a), describe(b))));
+            }
+            // Pipeline peers too (llama: the same d, t on the other stage).
+            QVERIFY2(ours.peers == theirs.peers, qPrintable(file));
+        }
+    }
+
+    void stageMoeRankCoordinates()
+    {
+        // A MoE STAGE command with every axis > 1 but cp: dp 2, tp 2, ep 2, pp 2 = 16 ranks. STAGE numbers
+        // rank = d + dp*(t + tp*(c + cp*(e + ep*s))) (stage-method.md §3), so rank r has
+        // d = r % 2, t = r / 2 % 2, e = r / 4 % 2, s = r / 8. Its collectives then run in groups of ranks that
+        // differ from r in exactly the axis of the collective: all-to-all (dispatch/combine) in e, the
+        // sequence-parallel all-gathers and reduce-scatters in t (experts use TP+SP inside, §3 "EP"); its
+        // sends and recvs go to the same (d, t, e) on the other stage.
+        QTemporaryDir dir;
+        const Run r =
+            stageSynth(args({ "--model_type", "moe", "--dp", "2", "--tp", "2", "--ep", "2", "--pp", "2", "--num_stacks",
+                           "2", "--dmodel", "256", "--dff", "512", "--head", "8", "--kvhead", "4", "--seq", "128",
+                           "--batch", "4", "--micro_batch", "2", "--experts", "4", "--kexperts", "2" }),
+                dir.path());
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const int dp = 2, tp = 2, ep = 2, pp = 2, world = dp * tp * ep * pp;
+        QCOMPARE(QDir(dir.path()).entryList({ QStringLiteral("workload.*.et") }, QDir::Files).size(), world);
+        auto rankOf = [&](int d, int t, int e, int s) { return d + dp * (t + tp * (e + ep * s)); };
+        const auto groups = readGroups(dir.filePath(QStringLiteral("workload.json")));
+        for (int rank = 0; rank < world; ++rank) {
+            const int d = rank % dp, t = rank / dp % tp, e = rank / (dp * tp) % ep, s = rank / (dp * tp * ep);
+            RankComm c = rankComm(dir.filePath(QStringLiteral("workload.%1.et").arg(rank)), groups);
+            QVERIFY2(c.error.isEmpty(), qPrintable(c.error));
+            const MemberSets epGroup { { rankOf(d, t, 0, s), rankOf(d, t, 1, s) } };
+            const MemberSets tpGroup { { rankOf(d, 0, e, s), rankOf(d, 1, e, s) } };
+            QCOMPARE(describe(c.groups[kAllToAll]), describe(epGroup));
+            QCOMPARE(describe(c.groups[kAllGather]), describe(tpGroup));
+            QCOMPARE(describe(c.groups[kReduceScatter]), describe(tpGroup));
+            QCOMPARE(c.peers, (std::set<int64_t> { rankOf(d, t, e, 1 - s) }));
+        }
+    }
+
+    void stageRerunReplacesOwnFiles()
+    {
+        // A STAGE script rerun into the same folder: our files of that name are replaced without --force
+        // (as STAGE overwrites), and nothing else: not a note of the user, not a rank file beyond this world.
+        QTemporaryDir dir;
+        QStringList first = stageLlamaFlags();
+        first[first.indexOf(QStringLiteral("--dmodel")) + 1] = QStringLiteral("512"); // other content, same names
+        QCOMPARE(stageSynth(first, dir.path()).exitCode, 0);
+        QFile::copy(dir.filePath(QStringLiteral("workload.0.et")), dir.filePath(QStringLiteral("workload.8.et")));
+        const QByteArray stale = fileBytes(dir.filePath(QStringLiteral("workload.8.et")));
+        QFile notes(dir.filePath(QStringLiteral("notes.txt")));
+        QVERIFY(notes.open(QIODevice::WriteOnly));
+        notes.write("mine");
+        notes.close();
+
+        const Run again = stageSynth(stageLlamaFlags(), dir.path());
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        // 8 rank files + workload.json (stage-method.md §3: dp*tp*pp = 8 ranks).
+        QVERIFY2(
+            again.err.contains(QLatin1String("replaced 9 file(s) of an earlier Stagecraft export named 'workload'")),
+            qPrintable(again.err));
+        QCOMPARE(fileBytes(notes.fileName()), QByteArray("mine"));
+        QCOMPARE(fileBytes(dir.filePath(QStringLiteral("workload.8.et"))), stale);
+        // The replaced files are exactly those of a fresh run of the second command.
+        QTemporaryDir fresh;
+        QCOMPARE(stageSynth(stageLlamaFlags(), fresh.path()).exitCode, 0);
+        const QStringList written = QDir(fresh.path()).entryList(QDir::Files, QDir::Name);
+        QCOMPARE(written.size(), 9);
+        for (const QString& f : written)
+            QVERIFY2(fileBytes(dir.filePath(f)) == fileBytes(fresh.filePath(f)), qPrintable(f));
+
+        // Our own command line keeps refusing without --force.
+        QTemporaryDir own;
+        const QStringList tiny = args({ "synth", "tiny", "--out" }) + QStringList { own.path() };
+        QCOMPARE(runStagecraft(tiny).exitCode, 0);
+        const Run refused = runStagecraft(tiny);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QLatin1String("use --force")), qPrintable(refused.err));
+    }
+
+    void stageForeignFileIsLeftAlone_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("reason");
+        // STAGE's own files (schema "symbolic_tensor_network"; its group JSON is laid out on one line).
+        QTest::newRow("STAGE rank file") << QStringLiteral("workload.3.et")
+                                         << QStringLiteral("schema is \"symbolic_tensor_network\"");
+        QTest::newRow("STAGE group JSON")
+            << QStringLiteral("workload.json") << QStringLiteral("not the one Stagecraft writes");
+    }
+
+    void stageForeignFileIsLeftAlone()
+    {
+        // A file named like one of ours that Stagecraft did not write is never replaced without --force: the
+        // command exits 2 naming it and writes nothing; with --force it is replaced.
+        QFETCH(QString, file);
+        QFETCH(QString, reason);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(file);
+        QVERIFY(QFile::copy(s_stageData + QStringLiteral("/llama-dp2tp2pp2/") + file, path));
+        const QByteArray before = fileBytes(path);
+        const Run r = stageSynth(stageLlamaFlags(), dir.path());
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(
+            r.err.startsWith(QLatin1String("stagecraft: '") + path + QLatin1String("' was not written by Stagecraft")),
+            qPrintable(r.err));
+        QVERIFY2(r.err.contains(reason), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QLatin1String("--force")), qPrintable(r.err));
+        QCOMPARE(fileBytes(path), before);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList { file });
+
+        const Run forced = stageSynth(stageLlamaFlags() + QStringList { QStringLiteral("--force") }, dir.path());
+        QVERIFY2(forced.exitCode == 0, qPrintable(forced.err));
+        QVERIFY(fileBytes(path) != before);
+    }
+
+    void stageJsonNamePattern()
+    {
+        // STAGE writes protobuf whatever --output_name ends with (stage-method.md §4: "rank r writes
+        // <pattern % r>. Always v0.0.4 protobuf"), and names the groups <pattern minus ".%d"> = workload.json.
+        QTemporaryDir dir;
+        const Run r = stageSynth(stageLlamaFlags(), dir.path(), QStringLiteral("workload.%d.json"));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QLatin1String("protobuf despite the .json ending")), qPrintable(r.err));
+        QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+        QStringList expected { QStringLiteral("workload.json") };
+        for (int rank = 0; rank < 8; ++rank)
+            expected << QStringLiteral("workload.%1.json").arg(rank);
+        expected.sort();
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files, QDir::Name), expected);
+        const auto groups = readGroups(dir.filePath(QStringLiteral("workload.json")));
+        QVERIFY(!groups.empty());
+        for (int rank = 0; rank < 8; ++rank) {
+            const ChakraReadResult t =
+                readChakraFile(dir.filePath(QStringLiteral("workload.%1.json").arg(rank)).toStdString());
+            QVERIFY2(t.ok(), t.error.c_str());
+            QVERIFY(!t.trace->nodes.empty());
+            QVERIFY(t.trace->metadata.attr("schema")->stringValue()->rfind("stagecraft ", 0) == 0);
+        }
+        // A rerun replaces them like the .et files.
+        const Run again = stageSynth(stageLlamaFlags(), dir.path(), QStringLiteral("workload.%d.json"));
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QVERIFY2(again.err.contains(QLatin1String("replaced 9 file(s)")), qPrintable(again.err));
+    }
+
+    void stageBadNamePatterns_data()
+    {
+        QTest::addColumn<QString>("pattern");
+        QTest::newRow("%d not before the ending") << QStringLiteral("workload%d.et");
+        QTest::newRow("other ending") << QStringLiteral("workload.%d.pb");
+        QTest::newRow("no name") << QStringLiteral(".%d.json");
+    }
+
+    void stageBadNamePatterns()
+    {
+        QFETCH(QString, pattern);
+        QTemporaryDir dir;
+        const Run r = stageSynth(stageLlamaFlags(), dir.path(), pattern);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(
+            r.err.contains(QLatin1String("only patterns of the form NAME.%d.et or NAME.%d.json")), qPrintable(r.err));
+        QVERIFY(QDir(dir.path()).isEmpty());
+    }
+
     void inspectCorruptFile()
     {
         // A truncated varint: a clear error, exit 2, no crash.
@@ -146,7 +511,7 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(QByteArray("\xff\xff", 2));
         f.close();
-        const Run r = stagecraft({ QStringLiteral("inspect"), f.fileName() });
+        const Run r = runStagecraft({ QStringLiteral("inspect"), f.fileName() });
         QCOMPARE(r.exitCode, 2);
         QVERIFY(!r.err.isEmpty() || r.out.contains(QLatin1String("error")));
     }
@@ -155,7 +520,7 @@ private Q_SLOTS:
     {
         // Rank 5 of dp2 tp2 pp2 (Megatron order tp fastest): tp 1, dp 0, pp 1; its tp group is {4, 5} and its
         // pipeline peer is rank 1.
-        const Run r = stagecraft({ QStringLiteral("report"), QStringLiteral("tiny"), QStringLiteral("--dp"),
+        const Run r = runStagecraft({ QStringLiteral("report"), QStringLiteral("tiny"), QStringLiteral("--dp"),
             QStringLiteral("2"), QStringLiteral("--tp"), QStringLiteral("2"), QStringLiteral("--pp"),
             QStringLiteral("2"), QStringLiteral("--rank"), QStringLiteral("5") });
         QCOMPARE(r.exitCode, 0);
@@ -173,7 +538,7 @@ private Q_SLOTS:
             QStringLiteral("2"), QStringLiteral("--pp"), QStringLiteral("2") };
         // The flag works beside --json: stdout stays the report, the trace goes to the file.
         const Run r =
-            stagecraft(plan + QStringList { QStringLiteral("--json"), QStringLiteral("--chrome-trace"), path });
+            runStagecraft(plan + QStringList { QStringLiteral("--json"), QStringLiteral("--chrome-trace"), path });
         QCOMPARE(r.exitCode, 0);
         const QJsonObject report = QJsonDocument::fromJson(r.out.toUtf8()).object();
         const QJsonArray classes = report.value(QLatin1String("classes")).toArray();
@@ -206,7 +571,7 @@ private Q_SLOTS:
         // With --rank, only that rank's stage: rank 3 = dp 1 + 2 * pp 1 is stage 1.
         const QString one = dir.filePath(QStringLiteral("rank3.json"));
         QCOMPARE(
-            stagecraft(plan
+            runStagecraft(plan
                 + QStringList { QStringLiteral("--rank"), QStringLiteral("3"), QStringLiteral("--chrome-trace"), one })
                 .exitCode,
             0);
@@ -220,11 +585,11 @@ private Q_SLOTS:
 
         // Failures exit 2 and say why; no file is left behind.
         const QString missing = dir.filePath(QStringLiteral("no/such/dir/trace.json"));
-        const Run bad = stagecraft(plan + QStringList { QStringLiteral("--chrome-trace"), missing });
+        const Run bad = runStagecraft(plan + QStringList { QStringLiteral("--chrome-trace"), missing });
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains(missing), qPrintable(bad.err));
         QVERIFY(!QFile::exists(missing));
-        const Run noGpu = stagecraft(plan
+        const Run noGpu = runStagecraft(plan
             + QStringList { QStringLiteral("--set"), QStringLiteral("cluster.gpu=v100"),
                 QStringLiteral("--chrome-trace"), dir.filePath(QStringLiteral("v100.json")) });
         QCOMPARE(noGpu.exitCode, 2);

@@ -372,6 +372,148 @@ private Q_SLOTS:
             QVERIFY(readFile(whole.directory / f) == readFile(part.directory / f));
         }
     }
+
+    void replaceOwnTellsOursFromOthers_data()
+    {
+        QTest::addColumn<QString>("file"); // planted in the output directory before the export
+        QTest::addColumn<QString>("source"); // "ours:<file>" (our export of the same plan), "stage:<file>", "text:..."
+        QTest::addColumn<QString>("rankExtension");
+        QTest::addColumn<QString>("refusal"); // empty: the planted file is replaced
+        QTest::newRow("our rank file") << "w.0.et"
+                                       << "ours:w.0.et"
+                                       << ""
+                                       << "";
+        QTest::newRow("our group JSON") << "w.json"
+                                        << "ours:w.json"
+                                        << ""
+                                        << "";
+        QTest::newRow("our JSON trace at a .json rank path") << "w.0.json"
+                                                             << "ours-json:w.0.json"
+                                                             << ".json"
+                                                             << "";
+        // STAGE's metadata schema is "symbolic_tensor_network" (tests/data/chakra/stage/README.md).
+        QTest::newRow("STAGE rank file") << "w.0.et"
+                                         << "stage:workload.0.et"
+                                         << ""
+                                         << "schema is \"symbolic_tensor_network\"";
+        QTest::newRow("STAGE group JSON") << "w.json"
+                                          << "stage:workload.json"
+                                          << ""
+                                          << "its layout is not the one Stagecraft writes";
+        QTest::newRow("our group JSON edited") << "w.json"
+                                               << "ours+:w.json"
+                                               << ""
+                                               << "its layout is not the one Stagecraft writes";
+        QTest::newRow("not a trace") << "w.0.et"
+                                     << "text:hello"
+                                     << ""
+                                     << "it is not a Chakra trace";
+        // A file of our name with another ending (.json beside .et) is not a file this export writes: it is
+        // neither a conflict nor replaced (see otherEndingIsLeftAlone).
+    }
+
+    void otherEndingIsLeftAlone()
+    {
+        auto r = synth("tiny", {});
+        TempDir dir;
+        ExportOptions options;
+        options.name = "w";
+        options.directory = dir.path() / "json";
+        options.format = ChakraFileFormat::Json;
+        exportTrace(*r, options);
+        const fs::path out = dir.path() / "out";
+        fs::create_directory(out);
+        const std::string planted = readFile(dir.path() / "json" / "w.0.json");
+        std::ofstream(out / "w.0.json", std::ios::binary) << planted;
+        options.directory = out;
+        options.format = ChakraFileFormat::Protobuf;
+        for (bool replaceOwn : { false, true }) {
+            options.replaceOwn = replaceOwn;
+            options.force = !replaceOwn;
+            const ExportSummary sum = exportTrace(*r, options);
+            QCOMPARE(sum.replaced, int64_t(replaceOwn ? 2 : 0)); // the .et and the group file of the first run
+            QCOMPARE(readFile(out / "w.0.json"), planted);
+            QVERIFY(fs::exists(out / "w.0.et"));
+        }
+    }
+
+    void replaceOwnTellsOursFromOthers()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, source);
+        QFETCH(QString, rankExtension);
+        QFETCH(QString, refusal);
+        auto r = synth("tiny", {});
+        TempDir dir;
+        ExportOptions options;
+        options.name = "w";
+        options.directory = dir.path() / "ours";
+        exportTrace(*r, options);
+        options.directory = dir.path() / "ours-json";
+        options.format = ChakraFileFormat::Json;
+        exportTrace(*r, options);
+
+        const fs::path out = dir.path() / "out";
+        fs::create_directory(out);
+        const std::string kind = source.section(QLatin1Char(':'), 0, 0).toStdString();
+        const std::string name = source.section(QLatin1Char(':'), 1).toStdString();
+        std::string planted;
+        if (kind == "text")
+            planted = name;
+        else if (kind == "stage")
+            planted = readFile(fs::path(STAGECRAFT_TEST_DATA) / "chakra/stage/llama-dp2tp2pp2" / name);
+        else
+            planted = readFile(dir.path() / (kind == "ours+" ? "ours" : kind) / name) + (kind == "ours+" ? " " : "");
+        QVERIFY(!planted.empty());
+        std::ofstream(out / file.toStdString(), std::ios::binary) << planted;
+
+        options.directory = out;
+        options.format = ChakraFileFormat::Protobuf;
+        options.replaceOwn = true;
+        options.rankExtension = rankExtension.toStdString();
+        if (!refusal.isEmpty()) {
+            try {
+                exportTrace(*r, options);
+                QFAIL("the export was not refused");
+            } catch (const ExportError& e) {
+                QVERIFY2(QString::fromUtf8(e.what()).contains(refusal), e.what());
+                QVERIFY2(QString::fromUtf8(e.what()).contains(file), e.what());
+            }
+            QCOMPARE(readFile(out / file.toStdString()), planted);
+            QCOMPARE(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 1L);
+            return;
+        }
+        const ExportSummary sum = exportTrace(*r, options);
+        QCOMPARE(sum.replaced, int64_t(1));
+        // The planted file now holds what this export writes: our protobuf rank file, our group JSON.
+        const std::string written = file == QLatin1String("w.json") ? "w.json" : "w.0.et";
+        QCOMPARE(readFile(out / file.toStdString()), readFile(dir.path() / "ours" / written));
+    }
+
+    void replaceOwnNamesAForeignFileFirst()
+    {
+        // A file of another tool is the one to name, even beside a file of ours with another ending.
+        auto r = synth("tiny", {});
+        TempDir dir;
+        ExportOptions options;
+        options.name = "w";
+        options.directory = dir.path();
+        options.format = ChakraFileFormat::Json;
+        exportTrace(*r, options); // w.0.json, w.json: not overwritten by a protobuf export
+        const fs::path stage = fs::path(STAGECRAFT_TEST_DATA) / "chakra/stage/llama-dp2tp2pp2/workload.0.et";
+        fs::copy_file(stage, dir.path() / "w.0.et");
+        options.format = ChakraFileFormat::Protobuf;
+        options.replaceOwn = true;
+        try {
+            exportTrace(*r, options);
+            QFAIL("the export was not refused");
+        } catch (const ExportError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).startsWith(QString::fromStdString(
+                         "'" + (dir.path() / "w.0.et").string() + "' was not written by Stagecraft")),
+                e.what());
+        }
+        QCOMPARE(readFile(dir.path() / "w.0.et"), readFile(stage));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestExport)
