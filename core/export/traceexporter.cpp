@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "export/traceexporter.h"
 
+#include "config/configwriter.h"
+#include "export/atomictextfile.h"
 #include "version.h"
 
 #include <algorithm>
@@ -389,6 +391,7 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     const std::string extension = options.format == ChakraFileFormat::Json ? ".json" : ".et";
     auto rankPath = [&](int64_t r) { return dir / (options.name + "." + std::to_string(r) + extension); };
     const fs::path groupsPath = dir / (options.name + ".json");
+    const fs::path configPath = dir / (options.name + ".yaml"); // the resolved config, written with the groups
     // Files of a previous export with this name: refuse without --force; with it, replace them, and remove
     // stale rank files beyond this world size so the set stays consistent. Other files are never touched.
     const std::regex ours(
@@ -417,7 +420,7 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
         const std::string file = e.path().filename().string();
         std::smatch m;
-        if (file == groupsPath.filename().string()) {
+        if (file == groupsPath.filename().string() || file == configPath.filename().string()) {
             if (first == 0)
                 conflicts.push_back(e.path());
         } else if (std::regex_match(file, m, ours)) {
@@ -508,6 +511,10 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     if (first == 0 && complete) {
         writeCommGroups(groupsPath, communicatorGroups(result), writeOptions);
         summary.wroteGroups = true;
+        std::string error;
+        if (!writeTextFileAtomically(configPath, toYaml(result.config), error))
+            throw ChakraWriteError(error, configPath);
+        summary.configPath = configPath;
     }
     summary.groupsPath = groupsPath;
     summary.cancelled = !complete;

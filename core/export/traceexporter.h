@@ -45,6 +45,7 @@ struct ExportSummary
     bool wroteGroups = false; ///< the communicator-group JSON was written (ranges starting at rank 0)
     bool cancelled = false; ///< the progress sink cancelled the export; `files` complete files were written
     std::filesystem::path groupsPath;
+    std::filesystem::path configPath; ///< `<name>.yaml`, the resolved config, written with the groups; else empty
     double seconds = 0;
 };
 
@@ -69,7 +70,8 @@ ChakraMetadata traceMetadata();
 /// The communicator groups as group id -> member ranks (ring order), for writeCommGroups().
 std::map<int, std::vector<int>> communicatorGroups(const SynthesisResult& result);
 
-/// Writes the rank files of the range and, when the range starts at rank 0, the group JSON. Each file goes to a
+/// Writes the rank files of the range and, when the range starts at rank 0, the group JSON and the resolved config
+/// (`<name>.yaml`, toYaml(), what `stagecraft simulate` re-synthesizes). Each file goes to a
 /// temporary name and is renamed when complete. Throws ExportError or ChakraWriteError; files already
 /// committed stay, no partial file is left. Honours `progress` (cancel leaves only complete files).
 ExportSummary exportTrace(

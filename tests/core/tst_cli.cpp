@@ -101,7 +101,8 @@ private Q_SLOTS:
     void stageCommandLine()
     {
         // The STAGE command line of ../shared/data/stage-traces/llama-dp2tp2pp2, unchanged: 8 rank files named by
-        // --output_name's %d pattern and workload.json, and the set passes our own inspect.
+        // --output_name's %d pattern, workload.json and workload.yaml (the resolved config), and the set passes our
+        // own inspect.
         QTemporaryDir dir;
         const Run r = stagecraft({ QStringLiteral("synth"), QStringLiteral("--model_type"), QStringLiteral("llama"),
             QStringLiteral("--dp"), QStringLiteral("2"), QStringLiteral("--tp"), QStringLiteral("2"),
@@ -113,10 +114,11 @@ private Q_SLOTS:
             QStringLiteral("--output_name"), QStringLiteral("workload.%d.et") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QStringList files = QDir(dir.path()).entryList(QDir::Files, QDir::Name);
-        QCOMPARE(files.size(), 9);
+        QCOMPARE(files.size(), 10);
         for (int rank = 0; rank < 8; ++rank)
             QVERIFY(files.contains(QStringLiteral("workload.%1.et").arg(rank)));
         QVERIFY(files.contains(QStringLiteral("workload.json")));
+        QVERIFY(files.contains(QStringLiteral("workload.yaml")));
         const Run inspect = stagecraft({ QStringLiteral("inspect"), dir.path() });
         QVERIFY2(inspect.exitCode == 0, qPrintable(inspect.out));
         QVERIFY(inspect.out.contains(QLatin1String("0 errors")));

@@ -59,7 +59,7 @@ private Q_SLOTS:
         QCOMPARE(finished.first().first().toBool(), true);
         QVERIFY(!dialog.isRunning());
 
-        QStringList expected { QStringLiteral("run.json") };
+        QStringList expected { QStringLiteral("run.json"), QStringLiteral("run.yaml") };
         for (int r = 0; r < 8; ++r)
             expected << QStringLiteral("run.%1.et").arg(r);
         expected.sort();
@@ -142,8 +142,8 @@ private Q_SLOTS:
         second.startExport();
         QVERIFY(finished.wait(kTimeoutMs));
         QCOMPARE(finished.first().first().toBool(), true);
-        // 8 rank files + the groups file + the unrelated file, which an export never touches.
-        QCOMPARE(filesIn(tmp.path()).size(), 10);
+        // 8 rank files + the groups file + the config + the unrelated file, which an export never touches.
+        QCOMPARE(filesIn(tmp.path()).size(), 11);
         QVERIFY(QFile::exists(other));
     }
 
