@@ -21,6 +21,7 @@ int run(int argc, char** argv)
     commands.push_back(addReportCommand(app));
     commands.push_back(addSweepCommand(app));
     commands.push_back(addInspectCommand(app));
+    commands.push_back(addSimulateCommand(app));
     commands.push_back(addPresetsCommand(app));
     try {
         app.parse(argc, argv);

@@ -30,6 +30,18 @@ Run stagecraft(const QStringList& args, const QString& workDir = {})
     return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
 }
 
+/// An executable shell script at `path` running `body`.
+QString script(const QString& path, const QByteArray& body)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        qFatal("cannot write %s", qPrintable(path));
+    file.write("#!/bin/sh\n" + body);
+    file.close();
+    file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    return path;
+}
+
 } // namespace
 
 class TestCli : public QObject
@@ -232,6 +244,100 @@ private Q_SLOTS:
         QCOMPARE(noGpu.exitCode, 2);
         QVERIFY2(noGpu.err.contains(QLatin1String("unknown GPU \"v100\"")), qPrintable(noGpu.err));
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("v100.json"))));
+    }
+
+    void simulate()
+    {
+        // simulate with stand-in simulators (shell scripts printing ASTRA-sim's lines): a pass, a stall, bad input.
+        QTemporaryDir dir;
+        const QString traces = dir.filePath(QStringLiteral("traces"));
+        const Run synth = stagecraft({ QStringLiteral("synth"), QStringLiteral("tiny"), QStringLiteral("--dp"),
+            QStringLiteral("2"), QStringLiteral("--tp"), QStringLiteral("2"), QStringLiteral("--pp"),
+            QStringLiteral("2"), QStringLiteral("--out"), traces, QStringLiteral("-q") });
+        QVERIFY2(synth.exitCode == 0, qPrintable(synth.err));
+        const QString pass = script(dir.filePath(QStringLiteral("pass")),
+            "r=0\nwhile [ $r -lt 8 ]; do echo \"sys[$r] finished, $((1000 + 10 * r)) cycles, exposed communication "
+            "$((100 + r)) cycles.\"; r=$((r + 1)); done\n");
+        const QString stall = script(dir.filePath(QStringLiteral("stall")),
+            "echo 'sys[1] finished, 5 cycles, exposed communication 0 cycles.'\n");
+
+        const Run ok = stagecraft({ QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"), pass });
+        QVERIFY2(ok.exitCode == 0, qPrintable(ok.err + ok.out));
+        QVERIFY2(ok.out.startsWith(QLatin1String("ASTRA-sim: PASS, 8/8 ranks finished")), qPrintable(ok.out));
+        // Ranks 4-7 are pipeline stage 1 (pp is the outermost axis); the stand-in's rank 7 finishes last.
+        QVERIFY2(ok.out.contains(QLatin1String("slowest rank: 7 (stage 1)")), qPrintable(ok.out));
+        QVERIFY(QFile::exists(traces + QStringLiteral("/tiny.astrasim/cmd.sh")));
+
+        const Run json = stagecraft(
+            { QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"), pass, QStringLiteral("--json") });
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject j = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(j.value(QLatin1String("passed")).toBool(), true);
+        QCOMPARE(j.value(QLatin1String("ranks")).toArray().size(), 8);
+        QCOMPARE(j.value(QLatin1String("stages")).toArray().size(), 2);
+        QCOMPARE(j.value(QLatin1String("slowest_rank")).toInteger(), 7);
+        QCOMPARE(j.value(QLatin1String("iteration_ns")).toDouble(), 1070.0);
+
+        const Run failed = stagecraft({ QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"), stall });
+        QCOMPARE(failed.exitCode, 1);
+        QVERIFY2(failed.out.contains(QLatin1String("FAIL, 1/8 ranks finished; missing ranks 0, 2-7")),
+            qPrintable(failed.out));
+
+        struct Bad
+        {
+            QStringList args;
+            QString message;
+        };
+        QDir().mkpath(dir.filePath(QStringLiteral("empty")));
+        const std::vector<Bad> bad {
+            { { QStringLiteral("simulate"), dir.filePath(QStringLiteral("nowhere")), QStringLiteral("--astrasim"),
+                  pass },
+                QStringLiteral("is not a folder") },
+            { { QStringLiteral("simulate"), dir.filePath(QStringLiteral("empty")), QStringLiteral("--astrasim"), pass },
+                QStringLiteral("holds no trace set") },
+            { { QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"),
+                  dir.filePath(QStringLiteral("no-such-simulator")) },
+                QStringLiteral("not found") },
+            { { QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"), pass, QStringLiteral("--tp"),
+                  QStringLiteral("4") },
+                QStringLiteral("the config describes 16 ranks but the trace set 'tiny' has 8 rank files") },
+            { { QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"), pass, QStringLiteral("--track-mem") },
+                QStringLiteral("--tensor-lists") },
+        };
+        for (const Bad& b : bad) {
+            const Run r = stagecraft(b.args);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(
+                r.err.contains(b.message), qPrintable(b.args.join(QLatin1Char(' ')) + QStringLiteral(": ") + r.err));
+        }
+        // Without <name>.yaml the config must be given.
+        QVERIFY(QFile::remove(traces + QStringLiteral("/tiny.yaml")));
+        const Run noConfig = stagecraft({ QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"), pass });
+        QCOMPARE(noConfig.exitCode, 2);
+        QVERIFY2(
+            noConfig.err.contains(QLatin1String("tiny.yaml not found: give the config")), qPrintable(noConfig.err));
+        const Run explicitConfig = stagecraft({ QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"), pass,
+            QStringLiteral("--config"), QStringLiteral("tiny"), QStringLiteral("--dp"), QStringLiteral("2"),
+            QStringLiteral("--tp"), QStringLiteral("2"), QStringLiteral("--pp"), QStringLiteral("2") });
+        QVERIFY2(explicitConfig.exitCode == 0, qPrintable(explicitConfig.err));
+        QVERIFY2(explicitConfig.err.contains(QLatin1String("warning: parallelism.dp")), qPrintable(explicitConfig.err));
+    }
+
+    void simulateWithAstraSim()
+    {
+        const QString binary = qEnvironmentVariable("STAGECRAFT_ASTRASIM");
+        if (binary.isEmpty())
+            QSKIP("set STAGECRAFT_ASTRASIM to ASTRA-sim's AstraSim_Analytical_Congestion_Unaware to run this test");
+        QTemporaryDir dir;
+        const Run synth =
+            stagecraft({ QStringLiteral("synth"), QStringLiteral("tiny"), QStringLiteral("--dp"), QStringLiteral("2"),
+                QStringLiteral("--tp"), QStringLiteral("2"), QStringLiteral("--pp"), QStringLiteral("2"),
+                QStringLiteral("--set"), QStringLiteral("training.global_batch=16"), QStringLiteral("--set"),
+                QStringLiteral("training.micro_batch=1"), QStringLiteral("--out"), dir.path(), QStringLiteral("-q") });
+        QVERIFY2(synth.exitCode == 0, qPrintable(synth.err));
+        const Run r = stagecraft({ QStringLiteral("simulate"), dir.path(), QStringLiteral("--astrasim"), binary });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.startsWith(QLatin1String("ASTRA-sim: PASS, 8/8 ranks finished")), qPrintable(r.out));
     }
 };
 
