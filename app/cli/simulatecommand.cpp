@@ -11,6 +11,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <unistd.h>
 
@@ -134,7 +135,15 @@ Command addSimulateCommand(CLI::App& app)
         ->type_name("CONFIG");
     cmd->add_option("--timeout", st->timeoutS, "Stop the simulator after S seconds of wall time (default 300)")
         ->type_name("S")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Validator(
+            [](std::string& text) {
+                char* end = nullptr;
+                const double v = std::strtod(text.c_str(), &end);
+                return end != text.c_str() && *end == '\0' && v > 0
+                    ? std::string()
+                    : "expected a positive number of seconds, found '" + text + "'";
+            },
+            "", "positive"));
     cmd->add_flag("--track-mem", st->trackMem,
         "Let ASTRA-sim track each rank's tensor memory (traces written with --tensor-lists) and print its peak");
     cmd->add_flag("--json", st->json, "Print the result as JSON");

@@ -153,9 +153,11 @@ std::string simulationText(const AstraSimResult& sim, const SimulationComparison
         std::snprintf(line, sizeof line, "ASTRA-sim: PASS, %zu/%lld ranks finished, wall %.2f s\n", finished,
             static_cast<long long>(sim.npus), sim.wallS);
         out += line;
+    } else if (sim.status == AstraSimStatus::Cancelled) {
+        std::snprintf(line, sizeof line, "ASTRA-sim: CANCELLED, the simulator was stopped after %.2f s\n", sim.wallS);
+        out += line;
     } else {
-        out += std::string("ASTRA-sim: ") + (sim.status == AstraSimStatus::Cancelled ? "CANCELLED" : "FAIL") + ", "
-            + sim.reason;
+        out += "ASTRA-sim: FAIL, " + sim.reason;
         if (sim.status == AstraSimStatus::Failed) {
             std::snprintf(line, sizeof line, "; wall %.2f s", sim.wallS);
             out += line;
