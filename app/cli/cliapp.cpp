@@ -15,12 +15,15 @@ int run(int argc, char** argv)
     app.set_version_flag("--version", versionString());
     app.get_formatter()->column_width(32); // the longest flags plus their type stay clear of their description
     app.require_subcommand(1);
-    app.footer("Exit codes: 0 ok, 2 bad input (config, flags, file), 1 internal error.");
+    app.footer(
+        "Exit codes: 0 ok, 2 bad input (config, flags, file), 1 internal error (for simulate: a run that did not "
+        "pass).");
     std::vector<Command> commands;
     commands.push_back(addSynthCommand(app));
     commands.push_back(addReportCommand(app));
     commands.push_back(addSweepCommand(app));
     commands.push_back(addInspectCommand(app));
+    commands.push_back(addSimulateCommand(app));
     commands.push_back(addPresetsCommand(app));
     try {
         app.parse(argc, argv);

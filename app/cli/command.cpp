@@ -10,6 +10,11 @@ void ConfigFlags::add(CLI::App* cmd, bool configRequired)
     auto* opt = cmd->add_option("CONFIG", config, "YAML config file or preset name (see `stagecraft presets`)");
     if (configRequired)
         opt->required();
+    addOverrides(cmd);
+}
+
+void ConfigFlags::addOverrides(CLI::App* cmd, bool withName)
+{
     cmd->add_option("--set", sets, "Override a config field by its dotted YAML path, e.g. training.recompute=full")
         ->type_name("KEY=VALUE");
     cmd->add_option("--dp", dp, "Data-parallel degree (parallelism.dp)");
@@ -26,7 +31,8 @@ void ConfigFlags::add(CLI::App* cmd, bool configRequired)
     cmd->add_option("--global-batch", globalBatch, "Sequences per iteration (training.global_batch)");
     cmd->add_option("--recompute", recompute, "none | selective | full (training.recompute)");
     cmd->add_option("--precision", precision, "fp32 | fp16 | bf16 (training.precision)");
-    cmd->add_option("--name", name, "Workload name, used for output files (name)");
+    if (withName)
+        cmd->add_option("--name", name, "Workload name, used for output files (name)");
     cmd->add_option("--max-nodes", maxNodes,
            "Largest plan accepted, in estimated program nodes (default 20000000: about 11 GB to synthesize)")
         ->check(CLI::Range(int64_t(1), int64_t(1) << 40));

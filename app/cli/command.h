@@ -34,6 +34,9 @@ struct ConfigFlags
 
     /// Adds CONFIG and the override flags to `cmd`.
     void add(CLI::App* cmd, bool configRequired = true);
+    /// Adds the override flags only (not CONFIG; not --name when `withName` is false), for commands whose
+    /// positional argument is something else.
+    void addOverrides(CLI::App* cmd, bool withName = true);
     /// The overrides as `key=value` strings, flags first, then --set in order.
     std::vector<std::string> overrides() const;
     /// Applies the options that are not config fields (--max-nodes); call before loading.
@@ -55,6 +58,7 @@ Command addSynthCommand(CLI::App& app);
 Command addReportCommand(CLI::App& app);
 Command addSweepCommand(CLI::App& app);
 Command addInspectCommand(CLI::App& app);
+Command addSimulateCommand(CLI::App& app);
 Command addPresetsCommand(CLI::App& app);
 
 } // namespace stagecraft::cli

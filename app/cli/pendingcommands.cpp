@@ -9,4 +9,9 @@ __attribute__((weak)) Command addSweepCommand(CLI::App&)
     return {};
 }
 
+__attribute__((weak)) Command addSimulateCommand(CLI::App&)
+{
+    return {};
+}
+
 } // namespace stagecraft::cli

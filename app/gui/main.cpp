@@ -11,6 +11,7 @@
 #include "widgets/exportdialog.h"
 #include "widgets/mainwindow.h"
 #include "widgets/overviewview.h"
+#include "widgets/simulatedialog.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -119,8 +120,12 @@ int main(int argc, char** argv)
         QStringLiteral("With --screenshot: after the first result, export the trace from the Export dialog into "
                        "<dir> and take the screenshot of the dialog with its summary."),
         QStringLiteral("dir"));
-    parser.addOptions(
-        { setOption, checkOption, screenshotOption, tabOption, configTabOption, editOption, sizeOption, exportOption });
+    const QCommandLineOption simulateOption(QStringLiteral("simulate"),
+        QStringLiteral("With --export-dialog: after the export, simulate the trace set with the ASTRA-sim <binary> "
+                       "(Simulate with ASTRA-sim...) and take the screenshot of the simulation with its result."),
+        QStringLiteral("binary"));
+    parser.addOptions({ setOption, checkOption, screenshotOption, tabOption, configTabOption, editOption, sizeOption,
+        exportOption, simulateOption });
     parser.process(*app);
 
     if (parser.isSet(checkOption))
@@ -169,6 +174,11 @@ int main(int argc, char** argv)
         const QString path = parser.value(screenshotOption);
         const QStringList edits = parser.values(editOption);
         const QString exportDir = parser.value(exportOption);
+        const QString simulateWith = parser.value(simulateOption);
+        if (!simulateWith.isEmpty() && exportDir.isEmpty()) {
+            std::fprintf(stderr, "stagecraft-gui: --simulate needs --export-dialog DIR\n");
+            return 2;
+        }
         auto grab = [&window, path] {
             // Let the views lay out and paint before grabbing.
             QTimer::singleShot(500, &window, [&window, path] {
@@ -180,7 +190,7 @@ int main(int argc, char** argv)
         };
         QObject::connect(
             &window, &stagecraft::MainWindow::resultShown, &window,
-            [&window, edits, grab, exportDir, path] {
+            [&window, edits, grab, exportDir, simulateWith, path] {
                 // Tabs that finish their work after the result arrives: wait for it before grabbing.
                 if (edits.isEmpty() && exportDir.isEmpty()) {
                     if (auto* sweep = qobject_cast<stagecraft::SweepView*>(window.currentResultView())) {
@@ -211,6 +221,34 @@ int main(int argc, char** argv)
                     stagecraft::ExportDialog* dialog = window.openExportDialog();
                     dialog->setDirectory(exportDir);
                     dialog->setReplaceExisting(true);
+                    if (!simulateWith.isEmpty()) {
+                        dialog->setAstraSimBinary(simulateWith);
+                        QObject::connect(
+                            dialog, &stagecraft::ExportDialog::exportFinished, dialog, [dialog, path](bool ok) {
+                                stagecraft::SimulateDialog* simulation = ok ? dialog->openSimulateDialog() : nullptr;
+                                if (!simulation) {
+                                    std::fprintf(stderr, "stagecraft-gui: cannot simulate: %s\n",
+                                        qPrintable(ok ? dialog->simulateUnavailableReason() : dialog->resultText()));
+                                    QCoreApplication::exit(1);
+                                    return;
+                                }
+                                QObject::connect(simulation, &stagecraft::SimulateDialog::simulationFinished,
+                                    simulation, [simulation, path](bool passed) {
+                                        QTimer::singleShot(300, simulation, [simulation, path, passed] {
+                                            const bool saved = simulation->grab().toImage().save(path, "PNG");
+                                            if (!saved)
+                                                std::fprintf(
+                                                    stderr, "stagecraft-gui: cannot write %s\n", qPrintable(path));
+                                            if (!passed)
+                                                std::fprintf(stderr, "stagecraft-gui: %s\n",
+                                                    qPrintable(simulation->statusText()));
+                                            QCoreApplication::exit(saved && passed ? 0 : 1);
+                                        });
+                                    });
+                            });
+                        dialog->startExport();
+                        return;
+                    }
                     QObject::connect(
                         dialog, &stagecraft::ExportDialog::exportFinished, dialog, [dialog, path](bool ok) {
                             QTimer::singleShot(300, dialog, [dialog, path, ok] {

@@ -122,4 +122,15 @@ std::string whyNotStagecraftGroupsFile(const std::filesystem::path& path)
     return {};
 }
 
+std::string whyNotStagecraftConfigFile(const std::filesystem::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return "it cannot be read";
+    std::string first;
+    std::getline(in, first);
+    static const std::string kHeader = "# Stagecraft workload config";
+    return first.rfind(kHeader, 0) == 0 ? std::string() : "its first line is not '" + kHeader + " ...'";
+}
+
 } // namespace stagecraft

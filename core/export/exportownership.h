@@ -21,4 +21,8 @@ std::string whyNotStagecraftRankFile(const std::filesystem::path& path);
 /// layout). Never throws; thread-safe.
 std::string whyNotStagecraftGroupsFile(const std::filesystem::path& path);
 
+/// Why `path` is not a resolved config a Stagecraft export wrote (`<name>.yaml`, toYaml()), or an empty string
+/// when it is one: its first line is toYaml()'s header comment. Never throws; thread-safe.
+std::string whyNotStagecraftConfigFile(const std::filesystem::path& path);
+
 } // namespace stagecraft

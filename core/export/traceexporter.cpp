@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "export/traceexporter.h"
 
+#include "config/configwriter.h"
+#include "export/atomictextfile.h"
 #include "export/exportownership.h"
 #include "version.h"
 
@@ -402,6 +404,7 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
                                                                  : ".et";
     auto rankPath = [&](int64_t r) { return dir / (options.name + "." + std::to_string(r) + extension); };
     const fs::path groupsPath = dir / (options.name + ".json");
+    const fs::path configPath = dir / (options.name + ".yaml"); // the resolved config, written with the groups
     // Every file we write goes through a temporary name ".<final>.tmp-<pid>-<n>" in the same folder, which must
     // fit a file name too.
     constexpr size_t kNameMax = 255, kTempOverhead = 1 + 5 + 10 + 1 + 20;
@@ -448,7 +451,8 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
             continue;
         const std::string final = file.substr(1, mark - 1);
         const int64_t r = rankOf(final, extension);
-        if ((r >= first && r < end) || (first == 0 && final == groupsPath.filename().string()))
+        if ((r >= first && r < end)
+            || (first == 0 && (final == groupsPath.filename().string() || final == configPath.filename().string())))
             fs::remove(e.path(), ec);
     }
     // Files this export would write that already exist (a previous export of this name): refuse without
@@ -459,7 +463,7 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     std::vector<fs::path> conflicts, stale;
     for (const fs::directory_entry& e : entries) {
         const std::string file = e.path().filename().string();
-        const bool groups = file == groupsPath.filename().string();
+        const bool groups = file == groupsPath.filename().string() || file == configPath.filename().string();
         const int64_t r = groups ? -1 : rankOf(file, extension);
         const bool writes = (groups && first == 0) || (r >= first && r < end);
         if (writes) {
@@ -482,7 +486,9 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     const bool replaceOwn = options.replaceOwn && !options.force;
     if (replaceOwn)
         for (const fs::path& p : overwritten)
-            if (std::string why = p == groupsPath ? whyNotStagecraftGroupsFile(p) : whyNotStagecraftRankFile(p);
+            if (std::string why = p == groupsPath ? whyNotStagecraftGroupsFile(p)
+                    : p == configPath             ? whyNotStagecraftConfigFile(p)
+                                                  : whyNotStagecraftRankFile(p);
                 !why.empty())
                 throw ExportError("'" + p.string() + "' was not written by Stagecraft (" + why
                     + "); it is left alone: use --force to replace it or choose another output directory or name");
@@ -565,6 +571,10 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
     if (first == 0 && complete) {
         writeCommGroups(groupsPath, communicatorGroups(result), writeOptions);
         summary.wroteGroups = true;
+        std::string error;
+        if (!writeTextFileAtomically(configPath, toYaml(result.config), error))
+            throw ChakraWriteError(error, configPath);
+        summary.configPath = configPath;
     }
     summary.groupsPath = groupsPath;
     summary.cancelled = !complete;

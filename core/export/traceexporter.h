@@ -50,6 +50,7 @@ struct ExportSummary
     bool cancelled = false; ///< the progress sink cancelled the export; `files` complete files were written
     int64_t replaced = 0; ///< files of an earlier export that this one overwrote
     std::filesystem::path groupsPath;
+    std::filesystem::path configPath; ///< `<name>.yaml`, the resolved config, written with the groups; else empty
     double seconds = 0;
 };
 
@@ -77,7 +78,8 @@ ChakraMetadata traceMetadata(const SynthesisResult& result, int32_t cls);
 /// The communicator groups as group id -> member ranks (ring order), for writeCommGroups().
 std::map<int, std::vector<int>> communicatorGroups(const SynthesisResult& result);
 
-/// Writes the rank files of the range and, when the range starts at rank 0, the group JSON. Each file goes to a
+/// Writes the rank files of the range and, when the range starts at rank 0, the group JSON and the resolved config
+/// (`<name>.yaml`, toYaml(), what `stagecraft simulate` re-synthesizes). Each file goes to a
 /// temporary name and is renamed when complete. Throws ExportError or ChakraWriteError; files already
 /// committed stay, no partial file is left. Honours `progress` (cancel leaves only complete files).
 ExportSummary exportTrace(

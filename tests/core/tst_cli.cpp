@@ -187,6 +187,18 @@ QString describe(const MemberSets& sets)
 /// Chakra comm_type values (spec/chakra-et.md): ALL_REDUCE 0, ALL_GATHER 2, ALL_TO_ALL 6, REDUCE_SCATTER 7.
 constexpr int64_t kAllGather = 2, kAllToAll = 6, kReduceScatter = 7, kAnyType = -1;
 
+/// An executable shell script at `path` running `body`.
+QString script(const QString& path, const QByteArray& body)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        qFatal("cannot write %s", qPrintable(path));
+    file.write("#!/bin/sh\n" + body);
+    file.close();
+    file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    return path;
+}
+
 } // namespace
 
 class TestCli : public QObject
@@ -258,7 +270,8 @@ private Q_SLOTS:
     void stageCommandLine()
     {
         // The STAGE command line of ../shared/data/stage-traces/llama-dp2tp2pp2, unchanged: 8 rank files named by
-        // --output_name's %d pattern and workload.json, and the set passes our own inspect.
+        // --output_name's %d pattern, workload.json and workload.yaml (the resolved config), and the set passes our
+        // own inspect.
         QTemporaryDir dir;
         const Run r = runStagecraft({ QStringLiteral("synth"), QStringLiteral("--model_type"), QStringLiteral("llama"),
             QStringLiteral("--dp"), QStringLiteral("2"), QStringLiteral("--tp"), QStringLiteral("2"),
@@ -270,10 +283,11 @@ private Q_SLOTS:
             QStringLiteral("--output_name"), QStringLiteral("workload.%d.et") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QStringList files = QDir(dir.path()).entryList(QDir::Files, QDir::Name);
-        QCOMPARE(files.size(), 9);
+        QCOMPARE(files.size(), 10);
         for (int rank = 0; rank < 8; ++rank)
             QVERIFY(files.contains(QStringLiteral("workload.%1.et").arg(rank)));
         QVERIFY(files.contains(QStringLiteral("workload.json")));
+        QVERIFY(files.contains(QStringLiteral("workload.yaml")));
         const Run inspect = runStagecraft({ QStringLiteral("inspect"), dir.path() });
         QVERIFY2(inspect.exitCode == 0, qPrintable(inspect.out));
         QVERIFY(inspect.out.contains(QLatin1String("0 errors")));
@@ -398,7 +412,7 @@ private Q_SLOTS:
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         // 8 rank files + workload.json (stage-method.md §3: dp*tp*pp = 8 ranks).
         QVERIFY2(
-            again.err.contains(QLatin1String("replaced 9 file(s) of an earlier Stagecraft export named 'workload'")),
+            again.err.contains(QLatin1String("replaced 10 file(s) of an earlier Stagecraft export named 'workload'")),
             qPrintable(again.err));
         QCOMPARE(fileBytes(notes.fileName()), QByteArray("mine"));
         QCOMPARE(fileBytes(dir.filePath(QStringLiteral("workload.8.et"))), stale);
@@ -406,7 +420,7 @@ private Q_SLOTS:
         QTemporaryDir fresh;
         QCOMPARE(stageSynth(stageLlamaFlags(), fresh.path()).exitCode, 0);
         const QStringList written = QDir(fresh.path()).entryList(QDir::Files, QDir::Name);
-        QCOMPARE(written.size(), 9);
+        QCOMPARE(written.size(), 10); // 8 rank files, the groups, the resolved config
         for (const QString& f : written)
             QVERIFY2(fileBytes(dir.filePath(f)) == fileBytes(fresh.filePath(f)), qPrintable(f));
 
@@ -464,7 +478,7 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains(QLatin1String("protobuf despite the .json ending")), qPrintable(r.err));
         QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
-        QStringList expected { QStringLiteral("workload.json") };
+        QStringList expected { QStringLiteral("workload.json"), QStringLiteral("workload.yaml") };
         for (int rank = 0; rank < 8; ++rank)
             expected << QStringLiteral("workload.%1.json").arg(rank);
         expected.sort();
@@ -481,7 +495,7 @@ private Q_SLOTS:
         // A rerun replaces them like the .et files.
         const Run again = stageSynth(stageLlamaFlags(), dir.path(), QStringLiteral("workload.%d.json"));
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
-        QVERIFY2(again.err.contains(QLatin1String("replaced 9 file(s)")), qPrintable(again.err));
+        QVERIFY2(again.err.contains(QLatin1String("replaced 10 file(s)")), qPrintable(again.err));
     }
 
     void stageBadNamePatterns_data()
@@ -595,6 +609,100 @@ private Q_SLOTS:
         QCOMPARE(noGpu.exitCode, 2);
         QVERIFY2(noGpu.err.contains(QLatin1String("unknown GPU \"v100\"")), qPrintable(noGpu.err));
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("v100.json"))));
+    }
+
+    void simulate()
+    {
+        // simulate with stand-in simulators (shell scripts printing ASTRA-sim's lines): a pass, a stall, bad input.
+        QTemporaryDir dir;
+        const QString traces = dir.filePath(QStringLiteral("traces"));
+        const Run synth = runStagecraft({ QStringLiteral("synth"), QStringLiteral("tiny"), QStringLiteral("--dp"),
+            QStringLiteral("2"), QStringLiteral("--tp"), QStringLiteral("2"), QStringLiteral("--pp"),
+            QStringLiteral("2"), QStringLiteral("--out"), traces, QStringLiteral("-q") });
+        QVERIFY2(synth.exitCode == 0, qPrintable(synth.err));
+        const QString pass = script(dir.filePath(QStringLiteral("pass")),
+            "r=0\nwhile [ $r -lt 8 ]; do echo \"sys[$r] finished, $((1000 + 10 * r)) cycles, exposed communication "
+            "$((100 + r)) cycles.\"; r=$((r + 1)); done\n");
+        const QString stall = script(dir.filePath(QStringLiteral("stall")),
+            "echo 'sys[1] finished, 5 cycles, exposed communication 0 cycles.'\n");
+
+        const Run ok = runStagecraft({ QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"), pass });
+        QVERIFY2(ok.exitCode == 0, qPrintable(ok.err + ok.out));
+        QVERIFY2(ok.out.startsWith(QLatin1String("ASTRA-sim: PASS, 8/8 ranks finished")), qPrintable(ok.out));
+        // Ranks 4-7 are pipeline stage 1 (pp is the outermost axis); the stand-in's rank 7 finishes last.
+        QVERIFY2(ok.out.contains(QLatin1String("slowest rank: 7 (stage 1)")), qPrintable(ok.out));
+        QVERIFY(QFile::exists(traces + QStringLiteral("/tiny.astrasim/cmd.sh")));
+
+        const Run json = runStagecraft(
+            { QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"), pass, QStringLiteral("--json") });
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject j = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(j.value(QLatin1String("passed")).toBool(), true);
+        QCOMPARE(j.value(QLatin1String("ranks")).toArray().size(), 8);
+        QCOMPARE(j.value(QLatin1String("stages")).toArray().size(), 2);
+        QCOMPARE(j.value(QLatin1String("slowest_rank")).toInteger(), 7);
+        QCOMPARE(j.value(QLatin1String("iteration_ns")).toDouble(), 1070.0);
+
+        const Run failed = runStagecraft({ QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"), stall });
+        QCOMPARE(failed.exitCode, 1);
+        QVERIFY2(failed.out.contains(QLatin1String("FAIL, 1/8 ranks finished; missing ranks 0, 2-7")),
+            qPrintable(failed.out));
+
+        struct Bad
+        {
+            QStringList args;
+            QString message;
+        };
+        QDir().mkpath(dir.filePath(QStringLiteral("empty")));
+        const std::vector<Bad> bad {
+            { { QStringLiteral("simulate"), dir.filePath(QStringLiteral("nowhere")), QStringLiteral("--astrasim"),
+                  pass },
+                QStringLiteral("is not a folder") },
+            { { QStringLiteral("simulate"), dir.filePath(QStringLiteral("empty")), QStringLiteral("--astrasim"), pass },
+                QStringLiteral("holds no trace set") },
+            { { QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"),
+                  dir.filePath(QStringLiteral("no-such-simulator")) },
+                QStringLiteral("not found") },
+            { { QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"), pass, QStringLiteral("--tp"),
+                  QStringLiteral("4") },
+                QStringLiteral("the config describes 16 ranks but the trace set 'tiny' has 8 rank files") },
+            { { QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"), pass, QStringLiteral("--track-mem") },
+                QStringLiteral("--tensor-lists") },
+        };
+        for (const Bad& b : bad) {
+            const Run r = runStagecraft(b.args);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(
+                r.err.contains(b.message), qPrintable(b.args.join(QLatin1Char(' ')) + QStringLiteral(": ") + r.err));
+        }
+        // Without <name>.yaml the config must be given.
+        QVERIFY(QFile::remove(traces + QStringLiteral("/tiny.yaml")));
+        const Run noConfig = runStagecraft({ QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"), pass });
+        QCOMPARE(noConfig.exitCode, 2);
+        QVERIFY2(
+            noConfig.err.contains(QLatin1String("tiny.yaml not found: give the config")), qPrintable(noConfig.err));
+        const Run explicitConfig = runStagecraft({ QStringLiteral("simulate"), traces, QStringLiteral("--astrasim"),
+            pass, QStringLiteral("--config"), QStringLiteral("tiny"), QStringLiteral("--dp"), QStringLiteral("2"),
+            QStringLiteral("--tp"), QStringLiteral("2"), QStringLiteral("--pp"), QStringLiteral("2") });
+        QVERIFY2(explicitConfig.exitCode == 0, qPrintable(explicitConfig.err));
+        QVERIFY2(explicitConfig.err.contains(QLatin1String("warning: parallelism.dp")), qPrintable(explicitConfig.err));
+    }
+
+    void simulateWithAstraSim()
+    {
+        const QString binary = qEnvironmentVariable("STAGECRAFT_ASTRASIM");
+        if (binary.isEmpty())
+            QSKIP("set STAGECRAFT_ASTRASIM to ASTRA-sim's AstraSim_Analytical_Congestion_Unaware to run this test");
+        QTemporaryDir dir;
+        const Run synth = runStagecraft(
+            { QStringLiteral("synth"), QStringLiteral("tiny"), QStringLiteral("--dp"), QStringLiteral("2"),
+                QStringLiteral("--tp"), QStringLiteral("2"), QStringLiteral("--pp"), QStringLiteral("2"),
+                QStringLiteral("--set"), QStringLiteral("training.global_batch=16"), QStringLiteral("--set"),
+                QStringLiteral("training.micro_batch=1"), QStringLiteral("--out"), dir.path(), QStringLiteral("-q") });
+        QVERIFY2(synth.exitCode == 0, qPrintable(synth.err));
+        const Run r = runStagecraft({ QStringLiteral("simulate"), dir.path(), QStringLiteral("--astrasim"), binary });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.startsWith(QLatin1String("ASTRA-sim: PASS, 8/8 ranks finished")), qPrintable(r.out));
     }
 };
 

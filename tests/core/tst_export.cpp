@@ -351,6 +351,36 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(ExportError, exportTrace(*r, options));
     }
 
+    void writesTheResolvedConfig()
+    {
+        // <name>.yaml next to the groups: the resolved config, which loads back to the same Config (what
+        // `stagecraft simulate` re-synthesizes). It is ours: a later export of the name refuses it without force.
+        auto r = synth("tiny", kTiny3d);
+        TempDir dir;
+        ExportOptions options;
+        options.directory = dir.path();
+        options.name = "w";
+        const ExportSummary sum = exportTrace(*r, options);
+        QCOMPARE(sum.configPath, dir.path() / "w.yaml");
+        const ConfigResult reloaded = loadConfigFile((dir.path() / "w.yaml").string());
+        QVERIFY(reloaded.config);
+        QVERIFY(*reloaded.config == r->config);
+        for (const fs::directory_entry& e : fs::directory_iterator(dir.path()))
+            if (e.path().filename() != "w.yaml")
+                fs::remove(e.path());
+        QVERIFY_THROWS_EXCEPTION(ExportError, exportTrace(*r, options));
+        // A range that does not start at rank 0 writes neither the groups nor the config.
+        options.force = true;
+        options.firstRank = 4;
+        QVERIFY(exportTrace(*r, options).configPath.empty());
+        // Never through a symbolic link.
+        options.firstRank = 0;
+        fs::remove(dir.path() / "w.yaml");
+        fs::create_symlink(dir.path() / "elsewhere.yaml", dir.path() / "w.yaml");
+        QVERIFY_THROWS_EXCEPTION(ExportError, exportTrace(*r, options)); // refused before anything is written
+        QVERIFY(!fs::exists(dir.path() / "elsewhere.yaml"));
+    }
+
     void rankRangesComposeTheWholeSet()
     {
         // --ranks A:B shards: writing 0:3 and 3:8 separately gives the same files as one export.
@@ -431,7 +461,8 @@ private Q_SLOTS:
             options.replaceOwn = replaceOwn;
             options.force = !replaceOwn;
             const ExportSummary sum = exportTrace(*r, options);
-            QCOMPARE(sum.replaced, int64_t(replaceOwn ? 2 : 0)); // the .et and the group file of the first run
+            // The .et, the group file and the config of the first run.
+            QCOMPARE(sum.replaced, int64_t(replaceOwn ? 3 : 0));
             QCOMPARE(readFile(out / "w.0.json"), planted);
             QVERIFY(fs::exists(out / "w.0.et"));
         }

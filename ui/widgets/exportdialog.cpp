@@ -3,7 +3,10 @@
 
 #include "chakra/chakrawriter.h"
 #include "models/formatting.h"
+#include "session/promiseprogress.h"
+#include "simulate/astrasimrunner.h"
 #include "widgets/int64spinbox.h"
+#include "widgets/simulatedialog.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -38,37 +41,7 @@ namespace {
     constexpr int kProgressMax = 1000;
     const QString kDirectoryKey = QStringLiteral("export/directory");
     const QString kFormatKey = QStringLiteral("export/format");
-
-    /// The core's progress interface backed by the worker's promise.
-    class PromiseProgress final : public ProgressSink
-    {
-    public:
-        template <typename T>
-        explicit PromiseProgress(QPromise<T>& promise)
-            : m_cancelled([&promise] { return promise.isCanceled(); })
-            , m_report([&promise](int permille) { promise.setProgressValue(permille); })
-        {
-        }
-
-        void report(double fraction, const char*) override
-        {
-            const int permille = std::clamp(static_cast<int>(std::lround(fraction * kProgressMax)), 0, kProgressMax);
-            if (permille == m_last)
-                return;
-            m_last = permille;
-            m_report(permille);
-        }
-
-        bool cancelled() const override
-        {
-            return m_cancelled();
-        }
-
-    private:
-        std::function<bool()> m_cancelled;
-        std::function<void(int)> m_report;
-        int m_last = -1;
-    };
+    const QString kAstraSimKey = QStringLiteral("simulate/astrasimBinary");
 
     QString rateText(double bytes, double seconds)
     {
@@ -100,6 +73,8 @@ ExportDialog::ExportDialog(std::shared_ptr<const SynthesisResult> result, bool p
     , m_progress(new QProgressBar(this))
     , m_resultLabel(new QLabel(this))
     , m_buttons(new QDialogButtonBox(this))
+    , m_astrasim(new QLineEdit(this))
+    , m_browseAstrasim(new QPushButton(tr("Browse..."), this))
 {
     setObjectName(QStringLiteral("exportDialog"));
     setWindowTitle(tr("Export Chakra Trace"));
@@ -109,11 +84,19 @@ ExportDialog::ExportDialog(std::shared_ptr<const SynthesisResult> result, bool p
 
     QString initialDirectory = QDir::home().filePath(QStringLiteral("stagecraft-traces"));
     int format = 0;
+    QString astrasim;
     if (m_persistSettings) {
         QSettings settings;
         initialDirectory = settings.value(kDirectoryKey, initialDirectory).toString();
         format = settings.value(kFormatKey, 0).toInt();
+        // The CLI's `simulate --astrasim` reads the same variable.
+        astrasim = settings.value(kAstraSimKey, qEnvironmentVariable("STAGECRAFT_ASTRASIM")).toString();
     }
+    m_astrasim->setObjectName(QStringLiteral("astrasimBinary"));
+    m_astrasim->setText(QDir::toNativeSeparators(astrasim));
+    m_astrasim->setPlaceholderText(tr("path to AstraSim_Analytical_Congestion_Unaware"));
+    m_astrasim->setToolTip(tr("ASTRA-sim's analytical simulator, which \"Simulate with ASTRA-sim...\" runs on the "
+                              "exported traces (a path, or a name found in PATH); remembered"));
     m_directory->setObjectName(QStringLiteral("exportDirectory"));
     m_directory->setText(QDir::toNativeSeparators(initialDirectory));
     m_directory->setToolTip(tr("Created if missing (its parent must exist). Nothing outside it is written."));
@@ -162,6 +145,10 @@ ExportDialog::ExportDialog(std::shared_ptr<const SynthesisResult> result, bool p
     threadsRow->addWidget(new QLabel(tr("(the files are identical for any count)"), this));
     threadsRow->addStretch(1);
     form->addRow(tr("Threads:"), threadsRow);
+    auto* astrasimRow = new QHBoxLayout;
+    astrasimRow->addWidget(m_astrasim, 1);
+    astrasimRow->addWidget(m_browseAstrasim);
+    form->addRow(tr("ASTRA-sim:"), astrasimRow);
     auto* optionsBox = new QGroupBox(tr("Options"), this);
     auto* optionsLayout = new QVBoxLayout(optionsBox);
     optionsLayout->addWidget(m_tensorLists);
@@ -186,12 +173,17 @@ ExportDialog::ExportDialog(std::shared_ptr<const SynthesisResult> result, bool p
     m_cancelButton = m_buttons->addButton(tr("Cancel Export"), QDialogButtonBox::ActionRole);
     m_cancelButton->setObjectName(QStringLiteral("exportCancelButton"));
     m_openFolderButton = m_buttons->addButton(tr("Open Folder"), QDialogButtonBox::ActionRole);
+    m_simulateButton = m_buttons->addButton(tr("Simulate with ASTRA-sim..."), QDialogButtonBox::ActionRole);
+    m_simulateButton->setObjectName(QStringLiteral("simulateButton"));
     m_closeButton = m_buttons->addButton(QDialogButtonBox::Close);
     // The buttons act themselves; the box's accepted()/rejected() would close the dialog on Export.
     disconnect(m_buttons, nullptr, this, nullptr);
     connect(m_exportButton, &QPushButton::clicked, this, &ExportDialog::startExport);
     connect(m_cancelButton, &QPushButton::clicked, this, &ExportDialog::cancelExport);
     connect(m_closeButton, &QPushButton::clicked, this, &ExportDialog::reject);
+    connect(m_simulateButton, &QPushButton::clicked, this, &ExportDialog::openSimulateDialog);
+    connect(m_browseAstrasim, &QPushButton::clicked, this, &ExportDialog::browseAstraSim);
+    connect(m_astrasim, &QLineEdit::textChanged, this, &ExportDialog::updateSimulateState);
     connect(m_openFolderButton, &QPushButton::clicked, this,
         [this] { QDesktopServices::openUrl(QUrl::fromLocalFile(QDir::fromNativeSeparators(directory()))); });
 
@@ -303,7 +295,8 @@ QStringList ExportDialog::existingFiles(const ExportOptions& o, int limit) const
         QStringLiteral("^%1\\.(\\d+)\\.(et|json)$").arg(QRegularExpression::escape(name)));
     const QStringList entries = dir.entryList({ name + QStringLiteral(".*") }, QDir::Files | QDir::Hidden);
     for (const QString& file : entries) {
-        bool conflict = first == 0 && file == name + QStringLiteral(".json");
+        bool conflict =
+            first == 0 && (file == name + QStringLiteral(".json") || file == name + QStringLiteral(".yaml"));
         if (const QRegularExpressionMatch m = rankFile.match(file); m.hasMatch()) {
             const qint64 r = m.captured(1).toLongLong();
             conflict = r >= first && r < end;
@@ -364,14 +357,84 @@ void ExportDialog::updateState()
     QString plan = tr("Writes %1 (%2.<rank>.%3, %4 nodes in all)")
                        .arg(countNoun(std::max<qint64>(0, end - first), tr("rank file"), tr("rank files")),
                            QString::fromStdString(o.name), extension, formatExact(nodes));
-    plan += first == 0
-        ? tr(" and %1.json, the communicator groups ASTRA-sim reads.").arg(QString::fromStdString(o.name))
-        : tr("; the communicator groups are written by the range that starts at rank 0.");
+    plan += first == 0 ? tr(", %1.json, the communicator groups ASTRA-sim reads, and %1.yaml, the config.")
+                             .arg(QString::fromStdString(o.name))
+                       : tr("; the communicator groups are written by the range that starts at rank 0.");
     m_plan->setText(plan);
     const QString why = validationMessage();
     m_validation->setText(why);
     m_validation->setVisible(!why.isEmpty());
     m_exportButton->setEnabled(!isRunning() && why.isEmpty());
+    updateSimulateState();
+}
+
+void ExportDialog::setAstraSimBinary(const QString& binary)
+{
+    m_astrasim->setText(QDir::toNativeSeparators(binary));
+}
+
+QString ExportDialog::astraSimBinary() const
+{
+    return QDir::fromNativeSeparators(m_astrasim->text().trimmed());
+}
+
+QString ExportDialog::simulateUnavailableReason() const
+{
+    if (isRunning())
+        return tr("Wait for the export to finish.");
+    if (!m_lastSummary || !m_lastOptions)
+        return tr("Export the trace set first: ASTRA-sim runs on the files written.");
+    if (m_lastSummary->cancelled)
+        return tr("The last export was cancelled: export the whole set first.");
+    const ExportOptions& o = *m_lastOptions;
+    if (o.format != ChakraFileFormat::Protobuf)
+        return tr("ASTRA-sim reads Chakra ET (protobuf) files: export in that format.");
+    if (o.firstRank != 0 || (o.endRank >= 0 && o.endRank != m_result->worldSize()))
+        return tr("ASTRA-sim needs every rank: export all ranks.");
+    if (m_result->worldSize() < 2)
+        return tr("ASTRA-sim's analytical network needs at least 2 ranks.");
+    if (astraSimBinary().isEmpty())
+        return tr("Set the ASTRA-sim binary (the analytical simulator) first.");
+    std::string error;
+    if (!resolveAstraSimBinary(astraSimBinary().toStdString(), error))
+        return QString::fromStdString(error) + QLatin1Char('.');
+    return {};
+}
+
+void ExportDialog::updateSimulateState()
+{
+    const QString why = simulateUnavailableReason();
+    m_simulateButton->setEnabled(why.isEmpty());
+    m_simulateButton->setToolTip(why.isEmpty() ? tr("Run ASTRA-sim's analytical simulator on the exported traces "
+                                                    "and compare its times with our estimate")
+                                               : why);
+}
+
+void ExportDialog::browseAstraSim()
+{
+    const QString chosen = QFileDialog::getOpenFileName(this, tr("ASTRA-sim Binary"), astraSimBinary());
+    if (!chosen.isEmpty())
+        setAstraSimBinary(chosen);
+}
+
+SimulateDialog* ExportDialog::openSimulateDialog()
+{
+    if (!simulateUnavailableReason().isEmpty())
+        return nullptr;
+    if (m_persistSettings)
+        QSettings().setValue(kAstraSimKey, astraSimBinary());
+    const ExportOptions& o = *m_lastOptions;
+    SimulateDialog::Request request;
+    request.result = m_result;
+    request.directory = QString::fromStdString(o.directory.string());
+    request.name = QString::fromStdString(o.name);
+    request.binary = astraSimBinary();
+    request.trackLocalMem = o.tensorLists;
+    auto* dialog = new SimulateDialog(std::move(request), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    dialog->start();
+    return dialog;
 }
 
 void ExportDialog::browse()
@@ -396,6 +459,8 @@ void ExportDialog::startExport()
         settings.setValue(kFormatKey, m_format->currentIndex());
     }
     m_lastSummary.reset();
+    m_lastOptions.reset();
+    m_runningOptions = o;
     m_resultLabel->setStyleSheet({});
     m_resultLabel->setText(tr("Exporting..."));
     m_progress->setValue(0);
@@ -405,7 +470,7 @@ void ExportDialog::startExport()
         QtConcurrent::run(&m_pool, [result = m_result, o, outcome = m_outcome](QPromise<void>& promise) {
             promise.setProgressRange(0, kProgressMax);
             try {
-                PromiseProgress progress(promise);
+                PromiseProgress progress(promise, kProgressMax);
                 outcome->summary = exportTrace(*result, o, &progress);
             } catch (const std::exception& e) {
                 outcome->error = QString::fromStdString(e.what());
@@ -454,6 +519,7 @@ void ExportDialog::onFinished()
     }
     const ExportSummary& s = *outcome.summary;
     m_lastSummary = s;
+    m_lastOptions = m_runningOptions;
     const QString files = countNoun(s.files, tr("rank file"), tr("rank files"));
     const QString size = formatByteCount(static_cast<double>(s.bytes));
     if (s.cancelled) {
@@ -469,6 +535,9 @@ void ExportDialog::onFinished()
         if (s.wroteGroups)
             text += tr("\nCommunicator groups: %1.")
                         .arg(QDir::toNativeSeparators(QString::fromStdString(s.groupsPath.string())));
+        if (!s.configPath.empty())
+            text += tr("\nConfig: %1 (what stagecraft simulate reads).")
+                        .arg(QDir::toNativeSeparators(QString::fromStdString(s.configPath.string())));
         text += tr("\nCheck the set with: stagecraft inspect %1").arg(folder);
         m_resultLabel->setText(text);
     }
@@ -487,6 +556,7 @@ void ExportDialog::setRunning(bool running)
     for (QWidget* w : std::initializer_list<QWidget*> { m_directory, m_browse, m_name, m_format, m_allRanks,
              m_someRanks, m_firstRank, m_endRank, m_tensorLists, m_ctrlAsData, m_replace, m_threads })
         w->setEnabled(!running);
+    updateSimulateState();
 }
 
 void ExportDialog::reject()

@@ -22,12 +22,17 @@ class QSpinBox;
 namespace stagecraft {
 
 class Int64SpinBox;
+class SimulateDialog;
 
 /// File > Export Chakra Trace: writes the rank files and the communicator-group JSON of one synthesis result
 /// (exportTrace) in a worker, with progress, cancel and a summary when it ends. The dialog exports the result it
 /// was opened with, so later edits in the main window do not change a running export. A cancelled or failed
 /// export leaves only complete files (exportTrace's contract); files of an earlier export with the same name are
 /// replaced only when the user ticks "Replace".
+///
+/// "Simulate with ASTRA-sim..." runs ASTRA-sim's analytical simulator on the set just written (SimulateDialog). It
+/// is enabled once a whole protobuf set has been exported and the simulator's binary is set; the binary is a
+/// preference (QSettings "simulate/astrasimBinary" when `persistSettings`).
 class ExportDialog : public QDialog
 {
     Q_OBJECT
@@ -61,6 +66,14 @@ public:
     /// The text shown in the result area: the summary, the cancel note or the error.
     QString resultText() const;
 
+    /// The ASTRA-sim binary (a path, or a name looked up in PATH) that "Simulate with ASTRA-sim..." runs.
+    void setAstraSimBinary(const QString& binary);
+    QString astraSimBinary() const;
+    /// Why "Simulate with ASTRA-sim..." is disabled (empty when it is enabled); also its tooltip.
+    QString simulateUnavailableReason() const;
+    /// Opens the simulation of the last export and starts it; null (nothing opened) while it is unavailable.
+    SimulateDialog* openSimulateDialog();
+
 Q_SIGNALS:
     /// An export ended: `ok` is false on an error (resultText() says which); a cancel is ok with
     /// lastSummary()->cancelled set.
@@ -77,7 +90,9 @@ private:
     };
 
     void updateState();
+    void updateSimulateState();
     void browse();
+    void browseAstraSim();
     void onFinished();
     void setRunning(bool running);
     /// Files of an earlier export with this name that the export would replace, at most a few names.
@@ -106,11 +121,18 @@ private:
     QPushButton* m_cancelButton;
     QPushButton* m_openFolderButton;
     QPushButton* m_closeButton;
+    QLineEdit* m_astrasim;
+    QPushButton* m_browseAstrasim;
+    QPushButton* m_simulateButton;
     QThreadPool m_pool;
     QFutureWatcher<void> m_watcher;
     /// Written by the worker of the current run (a cancelled QFuture drops results, so not through the promise).
     std::shared_ptr<Outcome> m_outcome;
     std::optional<ExportSummary> m_lastSummary;
+    /// The options of the export that produced m_lastSummary (what a simulation reads).
+    std::optional<ExportOptions> m_lastOptions;
+    /// The options of the export in flight.
+    ExportOptions m_runningOptions;
 };
 
 } // namespace stagecraft

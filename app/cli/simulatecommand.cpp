@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+// stagecraft simulate DIR --astrasim BINARY [--name NAME] [--config CONFIG] [--timeout S] [--track-mem] [--json]
+// Runs ASTRA-sim's analytical simulator on an exported trace set with configs generated from the set's config, and
+// sets its per-stage times against our step-time estimate.
+#include "command.h"
+#include "estimate/stepestimate.h"
+#include "simulate/astrasimconfig.h"
+#include "simulate/astrasimrunner.h"
+#include "simulate/simulationcomparison.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <unistd.h>
+
+namespace stagecraft::cli {
+
+namespace {
+
+    std::atomic<bool> s_interrupted { false };
+
+    extern "C" void onInterrupt(int)
+    {
+        s_interrupted = true;
+    }
+
+    /// Ctrl+C (SIGINT) and SIGTERM stop the simulator's process group, which sits outside the terminal's
+    /// foreground group and so would not hear the signal itself. Restores the old handlers when it goes.
+    class InterruptGuard
+    {
+    public:
+        InterruptGuard()
+        {
+            struct sigaction action
+            {
+            };
+            action.sa_handler = onInterrupt;
+            sigemptyset(&action.sa_mask);
+            sigaction(SIGINT, &action, &m_oldInt);
+            sigaction(SIGTERM, &action, &m_oldTerm);
+        }
+        ~InterruptGuard()
+        {
+            sigaction(SIGINT, &m_oldInt, nullptr);
+            sigaction(SIGTERM, &m_oldTerm, nullptr);
+        }
+        InterruptGuard(const InterruptGuard&) = delete;
+        InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+    private:
+        struct sigaction m_oldInt
+        {
+        };
+        struct sigaction m_oldTerm
+        {
+        };
+    };
+
+    /// Ranks finished so far on a terminal's stderr; cancelled by Ctrl+C.
+    class SimulateProgress final : public ProgressSink
+    {
+    public:
+        explicit SimulateProgress(int64_t ranks)
+            : m_ranks(ranks)
+        {
+        }
+        ~SimulateProgress() override
+        {
+            if (m_shown)
+                std::fprintf(stderr, "\r\033[K");
+        }
+        SimulateProgress(const SimulateProgress&) = delete;
+        SimulateProgress& operator=(const SimulateProgress&) = delete;
+
+        void report(double fraction, const char* stage) override
+        {
+            if (!m_tty)
+                return;
+            m_shown = true;
+            std::fprintf(stderr, "\r%s: %lld/%lld ranks finished", stage,
+                static_cast<long long>(fraction * static_cast<double>(m_ranks) + 0.5), static_cast<long long>(m_ranks));
+            std::fflush(stderr);
+        }
+        bool cancelled() const override
+        {
+            return s_interrupted;
+        }
+
+    private:
+        int64_t m_ranks;
+        bool m_tty = isatty(STDERR_FILENO) != 0;
+        bool m_shown = false;
+    };
+
+    /// Overrides of keys outside `cluster.` change the workload, so the traces no longer match it.
+    std::vector<std::string> workloadOverrides(const std::vector<std::string>& overrides)
+    {
+        std::vector<std::string> out;
+        for (const std::string& o : overrides)
+            if (o.rfind("cluster.", 0) != 0)
+                out.push_back(o.substr(0, o.find('=')));
+        return out;
+    }
+
+} // namespace
+
+Command addSimulateCommand(CLI::App& app)
+{
+    struct State
+    {
+        ConfigFlags flags;
+        std::string directory;
+        std::string binary;
+        std::string name;
+        double timeoutS = 300;
+        bool trackMem = false;
+        bool json = false;
+    };
+    auto st = std::make_shared<State>();
+    CLI::App* cmd = app.add_subcommand("simulate",
+        "Run ASTRA-sim's analytical simulator on an exported trace set, with system, network and memory configs "
+        "generated from the set's config, and compare its per-stage times with our estimate");
+    cmd->add_option("DIR", st->directory, "Folder of a trace set written by synth (<name>.<rank>.et, <name>.json)")
+        ->required();
+    cmd->add_option("--astrasim", st->binary,
+           "The simulator, e.g. AstraSim_Analytical_Congestion_Unaware (a path, or a name looked up in PATH)")
+        ->envname("STAGECRAFT_ASTRASIM")
+        ->type_name("BINARY")
+        ->required();
+    cmd->add_option("--name", st->name, "The trace set's name when DIR holds several");
+    cmd->add_option("--config", st->flags.config,
+           "Config of the traces (file or preset); default: DIR/<name>.yaml, written by synth")
+        ->type_name("CONFIG");
+    cmd->add_option("--timeout", st->timeoutS, "Stop the simulator after S seconds of wall time (default 300)")
+        ->type_name("S")
+        ->check(CLI::Validator(
+            [](std::string& text) {
+                char* end = nullptr;
+                const double v = std::strtod(text.c_str(), &end);
+                return end != text.c_str() && *end == '\0' && v > 0
+                    ? std::string()
+                    : "expected a positive number of seconds, found '" + text + "'";
+            },
+            "", "positive"));
+    cmd->add_flag("--track-mem", st->trackMem,
+        "Let ASTRA-sim track each rank's tensor memory (traces written with --tensor-lists) and print its peak");
+    cmd->add_flag("--json", st->json, "Print the result as JSON");
+    st->flags.addOverrides(cmd, false);
+    cmd->footer("Writes system.json, network.yml, memory.json and cmd.sh (to repeat the run by hand) into "
+                "DIR/<name>.astrasim/, with the simulator's stdout.txt, stderr.txt and log/. Override cluster.* "
+                "keys (--set cluster.inter_node_bandwidth_gbps=100) to simulate the same traces on another "
+                "network. Exit codes: 0 the run passed (every rank finished, exit code 0, no error line, within the "
+                "time limit), 1 it did not, 2 bad input (no trace set, no binary, a config that does not match).");
+
+    return { cmd, [st]() -> int {
+                State& s = *st;
+                std::string error;
+                const std::optional<TraceSet> traces = findTraceSet(s.directory, s.name, error);
+                if (!traces) {
+                    std::cerr << "stagecraft: " << error << "\n";
+                    return ExitBadInput;
+                }
+                if (!resolveAstraSimBinary(s.binary, error)) {
+                    std::cerr << "stagecraft: " << error << "\n";
+                    return ExitBadInput;
+                }
+                if (s.flags.config.empty()) {
+                    if (traces->configPath.empty()) {
+                        std::cerr << "stagecraft: " << (traces->directory / (traces->name + ".yaml")).string()
+                                  << " not found: give the config of the traces with --config CONFIG\n";
+                        return ExitBadInput;
+                    }
+                    s.flags.config = traces->configPath.string();
+                }
+                const std::vector<std::string> changed = workloadOverrides(s.flags.overrides());
+                int exitCode = ExitOk;
+                const auto result = loadAndSynthesize(s.flags, exitCode);
+                if (!result)
+                    return exitCode;
+                if (result->worldSize() != traces->ranks) {
+                    std::cerr << "stagecraft: the config describes " << result->worldSize()
+                              << " ranks but the trace set '" << traces->name << "' has " << traces->ranks
+                              << " rank files\n";
+                    return ExitBadInput;
+                }
+                if (!changed.empty()) {
+                    std::string keys;
+                    for (const std::string& k : changed)
+                        keys += (keys.empty() ? "" : ", ") + k;
+                    std::cerr << "stagecraft: warning: " << keys
+                              << " changed: the estimate describes another workload than the traces\n";
+                }
+                const std::optional<GpuSpec> gpu = gpuForConfig(result->config, error);
+                StepEstimate estimate;
+                if (!gpu || !estimateStep(*result, *gpu, EstimateOptions {}, estimate, error)) {
+                    std::cerr << "stagecraft: no step-time estimate: " << error << "\n";
+                    return ExitBadInput;
+                }
+                const std::optional<AstraSimSetup> setup =
+                    astraSimSetup(result->config, *gpu, EstimateOptions {}, s.trackMem, error);
+                if (!setup) {
+                    std::cerr << "stagecraft: " << error << "\n";
+                    return ExitBadInput;
+                }
+
+                AstraSimRunOptions options;
+                options.binary = s.binary;
+                options.timeoutS = s.timeoutS;
+                AstraSimResult sim;
+                {
+                    s_interrupted = false;
+                    InterruptGuard guard;
+                    SimulateProgress progress(setup->npus);
+                    sim = runAstraSim(*traces, *setup, options, &progress);
+                }
+                if (sim.status == AstraSimStatus::BadInput) {
+                    std::cerr << "stagecraft: " << sim.reason << "\n";
+                    return ExitBadInput;
+                }
+                const SimulationComparison comparison = compareWithEstimate(*result, estimate, sim);
+                if (s.json)
+                    std::cout << simulationJson(sim, &comparison).dump(2) << "\n";
+                else
+                    std::cout << simulationText(sim, &comparison);
+                return sim.passed ? ExitOk : ExitInternal;
+            } };
+}
+
+} // namespace stagecraft::cli

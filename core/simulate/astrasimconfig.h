@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// The three inputs of ASTRA-sim's analytical simulator (system JSON, network YAML, remote-memory JSON), chosen so
+// that ASTRA-sim models the machine our step-time estimate models (core/estimate/costmodel.h). Where the two
+// models differ, astrasimconfig.cpp says how.
+#pragma once
+
+#include "config/config.h"
+#include "estimate/costmodel.h"
+#include "estimate/gpuspec.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stagecraft {
+
+/// One dimension of ASTRA-sim's analytical network: a basic topology of `npus` NPUs. ASTRA-sim reads the
+/// bandwidth as "GB/s" but converts it with 2^30 bytes per GB (network_backend/analytical NetworkFunction.cpp,
+/// bw_GBps_to_Bpns), so `bandwidthGiBps` is bytes/s / 2^30. `latencyNsPerHop` is paid per link; a Switch
+/// message takes two hops (source -> switch -> destination).
+struct AstraSimNetworkDim
+{
+    std::string topology = "Switch"; ///< "Switch", "Ring" or "FullyConnected"
+    int64_t npus = 0; ///< at least 2 (ASTRA-sim refuses smaller dimensions)
+    double bandwidthGiBps = 0; ///< per NPU link, 2^30 bytes/s
+    double latencyNsPerHop = 0;
+};
+
+/// Everything the three ASTRA-sim config files hold. Plain value type.
+struct AstraSimSetup
+{
+    int64_t npus = 0; ///< world size = product of the dimensions' npus
+    double peakPerfTflops = 0; ///< system "peak-perf" (ASTRA-sim multiplies by 1e12): dense peak * efficiency
+    double localMemBwGBps = 0; ///< system "local-mem-bw" (ASTRA-sim multiplies by 1e9): HBM bandwidth
+    std::vector<AstraSimNetworkDim> dims; ///< dim 1 = inside a node, dim 2 = across nodes
+    int64_t datasetSplits = 1; ///< "preferred-dataset-splits": chunks per collective
+    int64_t endpointDelayNs = 0; ///< "endpoint-delay": fixed cost per message at the endpoints
+    bool trackLocalMem = false; ///< "track-local-mem": per-rank tensor liveness from inputs/outputs attributes
+};
+
+/// The setup for `config` (world size, cluster section) at `rates` (hardwareRates() of the config's GPU and the
+/// estimate options). One network dimension per level: dim 1 = gpus_per_node NPUs at the intra-node bandwidth,
+/// dim 2 = world / gpus_per_node at the inter-node bandwidth; a single dimension when the world fits in a node
+/// (at the intra-node bandwidth) or gpus_per_node is 1 (at the inter-node bandwidth). Latencies: the estimate's
+/// per-transfer latency split over the switch's two hops. Returns nullopt and sets `error` when ASTRA-sim cannot
+/// model the config: a world of 1 (the analytical network needs at least 2 NPUs), a world that is not a multiple
+/// of gpus_per_node, or a rate that is not positive. Pure; thread-safe.
+std::optional<AstraSimSetup> astraSimSetup(
+    const Config& config, const HardwareRates& rates, bool trackLocalMem, std::string& error);
+
+/// The same from the GPU preset and estimate options (rates = hardwareRates(config, gpu, options)).
+std::optional<AstraSimSetup> astraSimSetup(
+    const Config& config, const GpuSpec& gpu, const EstimateOptions& options, bool trackLocalMem, std::string& error);
+
+/// The system JSON: roofline on (peak-perf, local-mem-bw), ring all-reduce / reduce-scatter / all-gather and
+/// direct all-to-all in every dimension, FIFO scheduling, the splits and endpoint delay of `setup`, and
+/// track-local-mem (trace file "local_mem_trace", relative to the run folder) when asked. Pure.
+std::string astraSimSystemJson(const AstraSimSetup& setup);
+
+/// The network YAML of the analytical backend: topology, npus_count, bandwidth and latency lists, one entry per
+/// dimension. Pure.
+std::string astraSimNetworkYaml(const AstraSimSetup& setup);
+
+/// The remote-memory JSON: no remote memory ({"memory-type": "NO_MEMORY_EXPANSION"}). Our traces hold no
+/// memory load/store nodes. Pure.
+std::string astraSimMemoryJson();
+
+} // namespace stagecraft
