@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,21 @@ struct ClusterConfig
     friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
 };
 
+class ConfigLocations;
+
+/// Where the keys of a loaded config were given (config/configlocations.h), so that problems found after loading
+/// (during synthesis) can point at the line and column of the key they concern. Not part of the config's value:
+/// two configs that differ only in their origin compare equal. Null for a config built in code.
+struct ConfigOrigin
+{
+    std::shared_ptr<const ConfigLocations> locations;
+
+    friend bool operator==(const ConfigOrigin&, const ConfigOrigin&)
+    {
+        return true;
+    }
+};
+
 /// A whole workload: the resolved config (preset applied, overrides applied). Plain value type.
 struct Config
 {
@@ -121,6 +137,7 @@ struct Config
     TrainingConfig training;
     ParallelismConfig parallelism;
     ClusterConfig cluster;
+    ConfigOrigin origin; ///< set by the config loader; shared, immutable
 
     friend bool operator==(const Config&, const Config&) = default;
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "config/confignode.h"
 
+#include "config/yamltextscan.h"
+
 #include <utility>
 #include <yaml-cpp/yaml.h>
 
@@ -9,7 +11,6 @@ namespace stagecraft {
 namespace {
 
     constexpr int kMaxDepth = 64;
-    constexpr int kMaxNodes = 100000; // aliases can make a small text expand exponentially
 
     /// Converts a yaml-cpp tree; reports problems once and stops descending after the first structural error.
     class YamlConverter
@@ -32,11 +33,12 @@ namespace {
             out.location = locationOf(node.Mark());
             if (m_failed)
                 return out;
-            if (depth > kMaxDepth || ++m_nodeCount > kMaxNodes) {
+            if (depth > kMaxDepth || ++m_nodeCount > kMaxConfigNodes) {
                 fail(out.location,
                     depth > kMaxDepth
                         ? "YAML nesting deeper than " + std::to_string(kMaxDepth) + " levels (recursive alias?)"
-                        : "YAML document has more than " + std::to_string(kMaxNodes) + " nodes");
+                        : "YAML document has more than " + std::to_string(kMaxConfigNodes)
+                            + " nodes (aliases expanded)");
                 return out;
             }
             switch (node.Type()) {
@@ -161,9 +163,41 @@ void ConfigNode::relocate(const SourceLocation& where)
 std::optional<ConfigNode> parseConfigYaml(
     std::string_view text, const std::string& fileName, std::vector<Diagnostic>& diagnostics)
 {
+    auto fail = [&](int line, int column, std::string keyPath, std::string message) {
+        diagnostics.push_back({ Severity::Error, fileName, line, column, std::move(keyPath), std::move(message) });
+        return std::nullopt;
+    };
+    if (text.size() > kMaxConfigBytes)
+        return fail(0, 0, {},
+            "the config is " + std::to_string(text.size()) + " bytes, more than the limit of "
+                + std::to_string(kMaxConfigBytes) + " bytes (" + std::to_string(kMaxConfigBytes / 1024)
+                + " KiB) for a config");
+    const YamlTextScan scan = scanYamlText(text);
+    if (scan.openQuoteLine > 0) {
+        const std::string quote(1, scan.openQuote);
+        return fail(scan.openQuoteLine, scan.openQuoteColumn, scan.openQuoteKeyPath,
+            "unterminated quoted string: the " + quote + " opened here is not closed on this line (add the closing "
+                + quote + "; a quoted value cannot span lines)");
+    }
     YAML::Node document;
     try {
-        document = YAML::Load(std::string(text));
+        std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
+        if (documents.size() > 1) {
+            const YAML::Mark mark = documents[1].Mark();
+            const bool scanned = scan.secondDocumentLine > 0;
+            const bool known = !mark.is_null() && mark.line >= 0 && mark.column >= 0;
+            return fail(scanned ? scan.secondDocumentLine
+                    : known     ? mark.line + 1
+                                : 0,
+                scanned     ? scan.secondDocumentColumn
+                    : known ? mark.column + 1
+                            : 0,
+                {},
+                "a second YAML document starts here; a config is one document (remove the '---' and what follows, "
+                "or put it in a file of its own)");
+        }
+        if (!documents.empty())
+            document = documents.front();
     } catch (const YAML::Exception& e) {
         // Marks are 0-based in yaml-cpp; ours are 1-based (0 = unknown).
         const bool known = !e.mark.is_null() && e.mark.line >= 0 && e.mark.column >= 0;
