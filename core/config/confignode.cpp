@@ -3,7 +3,9 @@
 
 #include "config/yamltextscan.h"
 
+#include <sstream>
 #include <utility>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 namespace stagecraft {
@@ -61,7 +63,9 @@ namespace {
                     ConfigNode::Entry entry;
                     entry.keyLocation = locationOf(it->first.Mark());
                     if (!it->first.IsScalar()) {
-                        fail(entry.keyLocation, "expected a plain key, found a list or mapping used as a key");
+                        fail(entry.keyLocation,
+                            it->first.IsNull() ? "expected a plain key, found an empty key"
+                                               : "expected a plain key, found a list or mapping used as a key");
                         return out;
                     }
                     entry.key = it->first.Scalar();
@@ -119,6 +123,43 @@ namespace {
             return "a mapping";
         }
         return "?";
+    }
+
+    /// Ignores every parser event but the start of a document.
+    class DocumentStarts : public YAML::EventHandler
+    {
+    public:
+        std::vector<YAML::Mark> marks;
+
+        void OnDocumentStart(const YAML::Mark& mark) override
+        {
+            marks.push_back(mark);
+        }
+        void OnDocumentEnd() override { }
+        void OnNull(const YAML::Mark&, YAML::anchor_t) override { }
+        void OnAlias(const YAML::Mark&, YAML::anchor_t) override { }
+        void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override { }
+        void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+        {
+        }
+        void OnSequenceEnd() override { }
+        void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { }
+        void OnMapEnd() override { }
+    };
+
+    /// Where a second document of `text` starts, if there is one: the parser is asked for two documents at most.
+    std::optional<YAML::Mark> secondDocumentStart(const std::string& text)
+    {
+        std::istringstream in(text);
+        YAML::Parser parser(in);
+        DocumentStarts starts;
+        try {
+            if (!parser.HandleNextDocument(starts) || !parser.HandleNextDocument(starts))
+                return std::nullopt;
+        } catch (const YAML::Exception& e) {
+            return e.mark; // the second document does not even parse
+        }
+        return starts.marks.size() > 1 ? starts.marks[1] : YAML::Mark::null_mark();
     }
 
     /// A likely cause for some yaml-cpp parser messages.
@@ -181,23 +222,21 @@ std::optional<ConfigNode> parseConfigYaml(
     }
     YAML::Node document;
     try {
-        std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
-        if (documents.size() > 1) {
-            const YAML::Mark mark = documents[1].Mark();
-            const bool scanned = scan.secondDocumentLine > 0;
-            const bool known = !mark.is_null() && mark.line >= 0 && mark.column >= 0;
-            return fail(scanned ? scan.secondDocumentLine
-                    : known     ? mark.line + 1
-                                : 0,
-                scanned     ? scan.secondDocumentColumn
-                    : known ? mark.column + 1
-                            : 0,
-                {},
-                "a second YAML document starts here; a config is one document (remove the '---' and what follows, "
-                "or put it in a file of its own)");
+        const std::string owned(text);
+        document = YAML::Load(owned);
+        // Whether a second document follows. Not YAML::LoadAll: on some inputs (a stray ',' before the first
+        // key) yaml-cpp 0.7's parser returns empty documents without advancing, and LoadAll loops forever.
+        std::optional<YAML::Mark> second = secondDocumentStart(owned);
+        if (second || scan.secondDocumentLine > 0) {
+            if (scan.secondDocumentLine > 0)
+                return fail(scan.secondDocumentLine, scan.secondDocumentColumn, {},
+                    "a second YAML document starts here; a config is one document (remove the '---' and what "
+                    "follows, or put it in a file of its own)");
+            const bool known = !second->is_null() && second->line >= 0 && second->column >= 0;
+            return fail(known ? second->line + 1 : 0, known ? second->column + 1 : 0, {},
+                "malformed YAML: the document ends before this point (a stray character where a key or value "
+                "should start?)");
         }
-        if (!documents.empty())
-            document = documents.front();
     } catch (const YAML::Exception& e) {
         // Marks are 0-based in yaml-cpp; ours are 1-based (0 = unknown).
         const bool known = !e.mark.is_null() && e.mark.line >= 0 && e.mark.column >= 0;

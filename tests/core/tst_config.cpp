@@ -968,6 +968,10 @@ void TestConfig::yamlText_data()
     QTest::newRow("second document") << tiny + QLatin1String("---\nname: b\n") << 5 << 1 << QString() << second;
     QTest::newRow("empty second document") << tiny + QLatin1String("--- \n") << 5 << 1 << QString() << second;
     QTest::newRow("document after '...'") << tiny + QLatin1String("...\nname: b\n") << 6 << 1 << QString() << second;
+    // yaml-cpp ends the document at a stray ',' and would read the rest as endless empty documents (found by
+    // fuzz_config_loader: YAML::LoadAll never returned).
+    QTest::newRow("stray comma before the first key")
+        << QLatin1String(",\n") + tiny << 1 << 1 << QString() << QStringLiteral("malformed YAML: the document ends");
     // Accepted: quotes that are not quoted scalars, a leading '---', a closing '...', quotes in a block scalar.
     QTest::newRow("leading ---") << QLatin1String("%YAML 1.2\n---\n") + tiny << 0 << 0 << QString() << QString();
     QTest::newRow("closing ...") << tiny + QLatin1String("...\n# done\n") << 0 << 0 << QString() << QString();
