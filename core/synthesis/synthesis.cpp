@@ -88,111 +88,111 @@ namespace {
         return s;
     }
 
-    SynthesisOutcome synthesizeUnanchored(
-        const Config& config, ProgressSink* progress, std::shared_ptr<const ModelGraph> graphCache)
-    {
-        SynthesisOutcome outcome;
-        try {
-            outcome.diagnostics = validateConfig(config);
-            if (hasErrors(outcome.diagnostics))
-                return outcome;
-            auto cancelled = [&] {
-                if (progress && progress->cancelled()) {
-                    outcome.cancelled = true;
-                    return true;
-                }
-                return false;
-            };
-            if (progress)
-                progress->report(0.0, "building the model graph");
-            std::shared_ptr<const ModelGraph> graph = graphCache && sameModel(*graphCache, config)
-                ? graphCache
-                : buildModelGraph(config.model, config.training.precision);
+} // namespace
+
+/// synthesize() without anchoring its diagnostics at the config's keys.
+static SynthesisOutcome synthesizeUnanchored(
+    const Config& config, ProgressSink* progress, std::shared_ptr<const ModelGraph> graphCache)
+{
+    SynthesisOutcome outcome;
+    try {
+        outcome.diagnostics = validateConfig(config);
+        if (hasErrors(outcome.diagnostics))
+            return outcome;
+        auto cancelled = [&] {
+            if (progress && progress->cancelled()) {
+                outcome.cancelled = true;
+                return true;
+            }
+            return false;
+        };
+        if (progress)
+            progress->report(0.0, "building the model graph");
+        std::shared_ptr<const ModelGraph> graph = graphCache && sameModel(*graphCache, config)
+            ? graphCache
+            : buildModelGraph(config.model, config.training.precision);
+        if (cancelled())
+            return outcome;
+
+        auto result = std::make_shared<SynthesisResult>();
+        result->config = config;
+        result->graph = graph;
+        std::string message;
+        std::string keyPath;
+        if (!computeModelCost(*graph, config, result->cost, message, &keyPath)) {
+            outcome.diagnostics.push_back(error(message, keyPath));
+            return outcome;
+        }
+        std::optional<DistributionPlan> plan = planDistribution(config, graph, message);
+        if (!plan) {
+            outcome.diagnostics.push_back(error(message, "parallelism"));
+            return outcome;
+        }
+        result->plan = std::make_shared<const DistributionPlan>(std::move(*plan));
+
+        const int32_t pp = static_cast<int32_t>(config.parallelism.pp);
+        std::vector<AxisMask> masks;
+        for (int32_t stage = 0; stage < pp; ++stage) {
             if (cancelled())
                 return outcome;
-
-            auto result = std::make_shared<SynthesisResult>();
-            result->config = config;
-            result->graph = graph;
-            std::string message;
-            std::string keyPath;
-            if (!computeModelCost(*graph, config, result->cost, message, &keyPath)) {
-                outcome.diagnostics.push_back(error(message, keyPath));
-                return outcome;
-            }
-            std::optional<DistributionPlan> plan = planDistribution(config, graph, message);
-            if (!plan) {
-                outcome.diagnostics.push_back(error(message, "parallelism"));
-                return outcome;
-            }
-            result->plan = std::make_shared<const DistributionPlan>(std::move(*plan));
-
-            const int32_t pp = static_cast<int32_t>(config.parallelism.pp);
-            std::vector<AxisMask> masks;
-            for (int32_t stage = 0; stage < pp; ++stage) {
-                if (cancelled())
-                    return outcome;
-                if (progress)
-                    progress->report(0.05 + 0.9 * stage / pp, "building stage programs");
-                result->classes.push_back(buildClassProgram(*result->plan, stage));
-                bool overflowed = false;
-                result->summaries.push_back(summarize(result->classes.back(), *graph, *result->plan, overflowed));
-                if (overflowed) {
-                    // One sequence's costs fit (computeModelCost checked them): it is the sequences per rank.
-                    outcome.diagnostics.push_back(error("global_batch=" + std::to_string(config.training.globalBatch)
-                            + " is too large: the FLOPs or bytes of one iteration on a rank of stage "
-                            + std::to_string(stage) + " do not fit in a 64-bit integer",
-                        "training.global_batch"));
-                    return outcome;
-                }
-                result->memory.push_back(computeMemoryTimeline(result->classes.back()));
-                const MemoryTimeline& m = result->memory.back();
-                ClassSummary& s = result->summaries.back();
-                s.weightBytes = m.resident[static_cast<size_t>(MemoryCategory::Weights)];
-                s.gradientBytes = m.resident[static_cast<size_t>(MemoryCategory::Gradients)];
-                s.optimizerBytes = m.resident[static_cast<size_t>(MemoryCategory::Optimizer)];
-                s.activationPeakBytes = m.activationPeakBytes;
-                s.peakBytes = m.peakBytes;
-                s.peakStep = m.peakStep;
-                for (const ProgramNode& n : result->classes.back().nodes)
-                    if (n.kind == NodeKind::Collective && std::find(masks.begin(), masks.end(), n.mask) == masks.end())
-                        masks.push_back(n.mask);
-            }
-            result->groups = GroupTable(result->plan->mesh, masks);
-
-            const int64_t padded = paddedVocab(config.model.vocab, config.parallelism.tp);
-            if (config.parallelism.tp > 1 && padded != config.model.vocab)
-                result->warnings.push_back(warning("vocabulary " + std::to_string(config.model.vocab) + " padded to "
-                        + std::to_string(padded) + " (a multiple of 128*tp, as Megatron-LM does); params count the "
-                        + "published vocabulary, per-rank bytes the padded one",
-                    "model.vocab"));
-            if (config.model.tiedEmbeddings && pp > 1)
-                result->warnings.push_back(
-                    warning("tied embeddings with pp > 1: the first and last stage each hold the "
-                            "embedding; the all-reduce of its gradient between them is not modelled",
-                        "model.tied_embeddings"));
-            if (config.model.family == Family::Moe)
-                result->warnings.push_back(warning("MoE routing assumed uniform: every expert receives "
-                                                   "tokens*top_k/experts tokens",
-                    "model.experts"));
-            for (const Diagnostic& d : outcome.diagnostics)
-                result->warnings.push_back(d);
             if (progress)
-                progress->report(1.0, "done");
-            anchorDiagnostics(config, result->warnings);
-            outcome.diagnostics = result->warnings;
-            outcome.result = std::move(result);
-        } catch (const std::exception& e) {
-            outcome.result.reset();
-            outcome.diagnostics.push_back(error(std::string("internal error: ") + e.what()));
-        } catch (...) {
-            outcome.result.reset();
-            outcome.diagnostics.push_back(error("internal error"));
+                progress->report(0.05 + 0.9 * stage / pp, "building stage programs");
+            result->classes.push_back(buildClassProgram(*result->plan, stage));
+            bool overflowed = false;
+            result->summaries.push_back(summarize(result->classes.back(), *graph, *result->plan, overflowed));
+            if (overflowed) {
+                // One sequence's costs fit (computeModelCost checked them): it is the sequences per rank.
+                outcome.diagnostics.push_back(error("global_batch=" + std::to_string(config.training.globalBatch)
+                        + " is too large: the FLOPs or bytes of one iteration on a rank of stage "
+                        + std::to_string(stage) + " do not fit in a 64-bit integer",
+                    "training.global_batch"));
+                return outcome;
+            }
+            result->memory.push_back(computeMemoryTimeline(result->classes.back()));
+            const MemoryTimeline& m = result->memory.back();
+            ClassSummary& s = result->summaries.back();
+            s.weightBytes = m.resident[static_cast<size_t>(MemoryCategory::Weights)];
+            s.gradientBytes = m.resident[static_cast<size_t>(MemoryCategory::Gradients)];
+            s.optimizerBytes = m.resident[static_cast<size_t>(MemoryCategory::Optimizer)];
+            s.activationPeakBytes = m.activationPeakBytes;
+            s.peakBytes = m.peakBytes;
+            s.peakStep = m.peakStep;
+            for (const ProgramNode& n : result->classes.back().nodes)
+                if (n.kind == NodeKind::Collective && std::find(masks.begin(), masks.end(), n.mask) == masks.end())
+                    masks.push_back(n.mask);
         }
-        return outcome;
-    }
+        result->groups = GroupTable(result->plan->mesh, masks);
 
-} // namespace
+        const int64_t padded = paddedVocab(config.model.vocab, config.parallelism.tp);
+        if (config.parallelism.tp > 1 && padded != config.model.vocab)
+            result->warnings.push_back(warning("vocabulary " + std::to_string(config.model.vocab) + " padded to "
+                    + std::to_string(padded) + " (a multiple of 128*tp, as Megatron-LM does); params count the "
+                    + "published vocabulary, per-rank bytes the padded one",
+                "model.vocab"));
+        if (config.model.tiedEmbeddings && pp > 1)
+            result->warnings.push_back(warning("tied embeddings with pp > 1: the first and last stage each hold the "
+                                               "embedding; the all-reduce of its gradient between them is not modelled",
+                "model.tied_embeddings"));
+        if (config.model.family == Family::Moe)
+            result->warnings.push_back(warning("MoE routing assumed uniform: every expert receives "
+                                               "tokens*top_k/experts tokens",
+                "model.experts"));
+        for (const Diagnostic& d : outcome.diagnostics)
+            result->warnings.push_back(d);
+        if (progress)
+            progress->report(1.0, "done");
+        anchorDiagnostics(config, result->warnings);
+        outcome.diagnostics = result->warnings;
+        outcome.result = std::move(result);
+    } catch (const std::exception& e) {
+        outcome.result.reset();
+        outcome.diagnostics.push_back(error(std::string("internal error: ") + e.what()));
+    } catch (...) {
+        outcome.result.reset();
+        outcome.diagnostics.push_back(error("internal error"));
+    }
+    return outcome;
+}
 
 SynthesisOutcome synthesize(const Config& config, ProgressSink* progress, std::shared_ptr<const ModelGraph> graphCache)
 {
