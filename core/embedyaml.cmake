@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Embeds a directory of YAML files into a core library as C++ raw string literals: the config presets
-# (resources/presets -> config/embeddedpresets.h) and the GPU presets (resources/gpus -> estimate/embeddedgpus.h).
+# (resources/presets -> config/embeddedpresets.h) and the GPU presets (resources/gpus -> config/embeddedgpus.h).
 #
 # Two roles in one file:
 #  - included from core/CMakeLists.txt: embed_yaml_files() adds a build step that regenerates the .cpp whenever a

@@ -1,9 +1,36 @@
 // SPDX-License-Identifier: MIT
 #include "command.h"
 
+#include "config/configvalidator.h"
+
+#include <charconv>
 #include <iostream>
 
 namespace stagecraft::cli {
+
+CLI::Validator integerIn(int64_t minimum, int64_t maximum, std::string help)
+{
+    const std::string range = std::to_string(minimum) + " \u2026 " + std::to_string(maximum);
+    return CLI::Validator(
+        [=](std::string& text) -> std::string {
+            std::string_view digits = text;
+            const bool negative = !digits.empty() && digits.front() == '-';
+            if (!digits.empty() && (digits.front() == '+' || negative))
+                digits.remove_prefix(1);
+            const bool decimal = !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+            if (!decimal)
+                return "expected an integer " + range + ", found \"" + text + "\"";
+            uint64_t magnitude = 0;
+            const auto parsed = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude);
+            const bool fits = parsed.ec == std::errc() && magnitude <= uint64_t(std::numeric_limits<int64_t>::max());
+            const int64_t value = fits ? (negative ? -int64_t(magnitude) : int64_t(magnitude)) : 0;
+            if (!fits || value < minimum || value > maximum)
+                return text + " is out of range: expected " + range;
+            text = std::to_string(value); // canonical: "010" is ten, not CLI11's octal eight
+            return {};
+        },
+        std::move(help), "INTEGER");
+}
 
 void ConfigFlags::add(CLI::App* cmd, bool configRequired)
 {
@@ -17,18 +44,22 @@ void ConfigFlags::addOverrides(CLI::App* cmd, bool withName)
 {
     cmd->add_option("--set", sets, "Override a config field by its dotted YAML path, e.g. training.recompute=full")
         ->type_name("KEY=VALUE");
-    cmd->add_option("--dp", dp, "Data-parallel degree (parallelism.dp)");
-    cmd->add_option("--tp", tp, "Tensor-parallel degree (parallelism.tp)");
-    cmd->add_option("--pp", pp, "Pipeline-parallel degree (parallelism.pp)");
-    cmd->add_option("--cp", cp, "Context-parallel degree (parallelism.cp)");
-    cmd->add_option("--ep", ep, "Expert-parallel degree, divides dp (parallelism.ep)");
-    cmd->add_option("--zero", zero, "ZeRO stage 0-3 (parallelism.zero)");
+    const CLI::Validator positive = integerIn(1, kMaxConfigInteger);
+    cmd->add_option("--dp", dp, "Data-parallel degree (parallelism.dp)")->transform(positive);
+    cmd->add_option("--tp", tp, "Tensor-parallel degree (parallelism.tp)")->transform(positive);
+    cmd->add_option("--pp", pp, "Pipeline-parallel degree (parallelism.pp)")->transform(positive);
+    cmd->add_option("--cp", cp, "Context-parallel degree (parallelism.cp)")->transform(positive);
+    cmd->add_option("--ep", ep, "Expert-parallel degree, divides dp (parallelism.ep)")->transform(positive);
+    cmd->add_option("--zero", zero, "ZeRO stage 0-3 (parallelism.zero)")->transform(integerIn(0, 3));
     cmd->add_option("--schedule", schedule, "gpipe | 1f1b | interleaved (parallelism.schedule)");
-    cmd->add_option("--virtual-stages", virtualStages, "Virtual stages per rank (parallelism.virtual_stages)");
+    cmd->add_option("--virtual-stages", virtualStages, "Virtual stages per rank (parallelism.virtual_stages)")
+        ->transform(positive);
     cmd->add_option("--sequence-parallel", sequenceParallel, "true | false (parallelism.sequence_parallel)");
-    cmd->add_option("--layers", layers, "Decoder layers (model.layers)");
-    cmd->add_option("--micro-batch", microBatch, "Sequences per micro-batch (training.micro_batch)");
-    cmd->add_option("--global-batch", globalBatch, "Sequences per iteration (training.global_batch)");
+    cmd->add_option("--layers", layers, "Decoder layers (model.layers)")->transform(positive);
+    cmd->add_option("--micro-batch", microBatch, "Sequences per micro-batch (training.micro_batch)")
+        ->transform(positive);
+    cmd->add_option("--global-batch", globalBatch, "Sequences per iteration (training.global_batch)")
+        ->transform(positive);
     cmd->add_option("--recompute", recompute, "none | selective | full (training.recompute)");
     cmd->add_option("--precision", precision, "fp32 | fp16 | bf16 (training.precision)");
     if (withName)
@@ -96,9 +127,9 @@ std::shared_ptr<const SynthesisResult> loadAndSynthesize(const ConfigFlags& flag
     std::optional<Config> config = loadConfig(flags, exitCode);
     if (!config)
         return nullptr;
-    SynthesisOutcome outcome = synthesize(*config);
+    SynthesisOutcome outcome = synthesize(*config); // anchors its problems at the config's keys
     if (!outcome.result) {
-        // Errors without a position (found during synthesis) are reported against the config.
+        // Errors that still have no position (a config without an origin) are reported against the config.
         bool internal = false;
         for (Diagnostic& d : outcome.diagnostics) {
             if (d.file.empty())

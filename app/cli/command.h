@@ -43,6 +43,12 @@ struct ConfigFlags
     void applyOptions() const;
 };
 
+/// A CLI11 transform (it rewrites the text to canonical decimal) for an integer option: decimal digits only (no octal
+/// "010" or hex "0x10", which CLI11 would read), within minimum … maximum, else "expected 1 … 16777216, found 0" or
+/// "99999999999999999999 is out of range: expected …" (CLI11 puts the flag name in front). `help` is what --help shows
+/// after the type ("" for nothing, "POSITIVE" as CLI11's own check).
+CLI::Validator integerIn(int64_t minimum, int64_t maximum, std::string help = {});
+
 /// Prints diagnostics as file:line:col: severity: key: message on stderr.
 void printDiagnostics(const std::vector<Diagnostic>& diagnostics);
 

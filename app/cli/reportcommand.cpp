@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // stagecraft report CONFIG [--json] [--rank R [--dump]] [--chrome-trace FILE]
 #include "command.h"
+#include "config/configvalidator.h"
 #include "config/presets.h"
 #include "estimate/chrometrace.h"
 #include "program/programdump.h"
@@ -64,7 +65,8 @@ Command addReportCommand(CLI::App& app)
     CLI::App* cmd = app.add_subcommand("report", "Summarize a workload: parameters, FLOPs, per-class programs, memory");
     state->flags.add(cmd);
     cmd->add_flag("--json", state->json, "Print the report JSON (DESIGN.md §4) instead of text");
-    cmd->add_option("--rank", state->rank, "Print one rank's program summary (groups, peers, bytes)");
+    cmd->add_option("--rank", state->rank, "Print one rank's program summary (groups, peers, bytes)")
+        ->transform(integerIn(0, kMaxWorldSize - 1));
     cmd->add_flag("--dump", state->dump, "With --rank: print every node of the rank's class program");
     cmd->add_option("--chrome-trace", state->chromeTrace,
            "Write the estimate's schedule of every stage (only the stage of --rank when given) as Chrome trace "

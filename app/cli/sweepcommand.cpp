@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // stagecraft sweep CONFIG --gpus N [--json] [--top K] [--gpu NAME] [--efficiency E] [--gpus-per-node G] [--exact]
 #include "command.h"
+#include "config/configvalidator.h"
 #include "estimate/stepestimate.h"
 #include "estimate/sweep.h"
 
@@ -62,22 +63,25 @@ Command addSweepCommand(CLI::App& app)
     state->flags.add(cmd);
     cmd->add_option("--gpus", state->gpus, "Number of GPUs to plan for (dp*tp*pp*cp)")
         ->required()
-        ->check(CLI::PositiveNumber);
+        ->transform(integerIn(1, kMaxWorldSize, "POSITIVE"));
     cmd->add_flag("--json", state->json, "Print every candidate, rejected ones with their reason, as JSON");
-    cmd->add_option("--top", state->top, "Rows of the ranked table (0: all)")->capture_default_str();
+    cmd->add_option("--top", state->top, "Rows of the ranked table (0: all)")
+        ->capture_default_str()
+        ->transform(integerIn(0, kMaxConfigInteger));
     cmd->add_option("--gpu", state->gpu, "GPU preset (cluster.gpu): a100-80gb, b200, h100-sxm, h200");
     cmd->add_option("--gpus-per-node", state->gpusPerNode, "GPUs per node (cluster.gpus_per_node)")
-        ->check(CLI::PositiveNumber);
+        ->transform(integerIn(1, kMaxConfigInteger, "POSITIVE"));
     cmd->add_option("--efficiency", state->efficiency, "Fraction of peak FLOP/s compute kernels reach")
         ->capture_default_str()
         ->check(CLI::Range(1e-6, 1.0));
     cmd->add_flag("--exact", state->exact, "Synthesize every plan in full instead of the reduced-program estimate");
     cmd->add_option("--threads", state->threads, "Worker threads (0: one per core)")
         ->capture_default_str()
-        ->check(CLI::NonNegativeNumber);
+        ->transform(integerIn(0, 4096, "NONNEGATIVE"));
     cmd->add_option("--micro-batches", state->microBatches, "Micro-batch sizes to try, e.g. 1,2,4")
         ->capture_default_str()
-        ->delimiter(',');
+        ->delimiter(',')
+        ->transform(integerIn(1, kMaxConfigInteger));
     return { cmd, [state]() -> int {
                 ConfigFlags flags = state->flags;
                 if (state->gpu)
@@ -90,9 +94,9 @@ Command addSweepCommand(CLI::App& app)
                     return exitCode;
                 std::string error;
                 std::optional<GpuSpec> gpu = gpuForConfig(*config, error);
-                if (!gpu) {
-                    std::cerr << "stagecraft: " << error << "\n";
-                    return ExitBadInput;
+                if (!gpu) { // loadConfig checked cluster.gpu, so only a preset that does not parse gets here
+                    std::cerr << "stagecraft: internal error: " << error << "\n";
+                    return ExitInternal;
                 }
                 EstimateOptions options;
                 options.computeEfficiency = state->efficiency;

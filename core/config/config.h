@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -113,10 +114,26 @@ struct ClusterConfig
     friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
 };
 
-/// A whole workload: the resolved config (preset applied, overrides applied). Plain value type.
+class ConfigLocations;
+
+/// Where the keys of a loaded config were given (config/configlocations.h), so that problems found after loading
+/// (during synthesis) can point at the line and column of the key they concern. Not part of the config's value:
+/// two configs that differ only in their origin compare equal. Null for a config built in code.
+struct ConfigOrigin
+{
+    std::shared_ptr<const ConfigLocations> locations;
+
+    friend bool operator==(const ConfigOrigin&, const ConfigOrigin&)
+    {
+        return true;
+    }
+};
+
 /// The process-wide default of Config::maxProgramNodes (config/programsize.h), settable once at start-up.
 int64_t defaultMaxProgramNodes();
 void setDefaultMaxProgramNodes(int64_t nodes);
+
+/// A whole workload: the resolved config (preset applied, overrides applied). Plain value type.
 
 struct Config
 {
@@ -128,6 +145,7 @@ struct Config
     /// Not a YAML field: the largest estimatedProgramNodes() validation accepts (config/programsize.h; the
     /// command line's `--max-nodes` sets the process-wide default).
     int64_t maxProgramNodes = defaultMaxProgramNodes();
+    ConfigOrigin origin; ///< set by the config loader; shared, immutable
 
     friend bool operator==(const Config&, const Config&) = default;
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "config/configloader.h"
 
+#include "config/configlocations.h"
 #include "config/confignode.h"
 #include "config/configvalidator.h"
 #include "config/presets.h"
@@ -11,11 +12,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <limits>
-#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <utility>
 
 namespace stagecraft {
@@ -25,9 +27,7 @@ namespace {
     using Entry = ConfigNode::Entry;
     using Kind = ConfigNode::Kind;
 
-    /// Largest value of an integer key. Far above any real model or cluster, and it keeps products of a few sizes
-    /// inside int64.
-    constexpr int64_t kMaxInteger = std::numeric_limits<int32_t>::max();
+    constexpr int64_t kMaxInteger = kMaxConfigInteger;
     /// Largest gradient bucket (1 TiB), so that the size in bytes fits int64 comfortably.
     constexpr double kMaxBucketMiB = double(1 << 20);
     /// Preset chains (a preset whose model names another preset) longer than this are reported as a cycle.
@@ -288,28 +288,6 @@ namespace {
                     return true;
             }
             return false;
-        }
-
-        /// Location of the value at `keyPath`; else of the nearest enclosing section key that exists; else line 0.
-        SourceLocation anchor(const ConfigNode& root, const std::string& keyPath) const
-        {
-            SourceLocation best { m_fileName, 0, 0 };
-            const ConfigNode* node = &root;
-            size_t start = 0;
-            while (node->kind == Kind::Map) {
-                const size_t dot = keyPath.find('.', start);
-                const std::string key =
-                    keyPath.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-                const Entry* entry = node->findEntry(key);
-                if (!entry)
-                    break;
-                if (dot == std::string::npos)
-                    return entry->value.location;
-                best = entry->keyLocation;
-                node = &entry->value;
-                start = dot + 1;
-            }
-            return best;
         }
 
     private:
@@ -659,18 +637,95 @@ namespace {
         ConfigReader reader(fileName, result.diagnostics);
         reader.resolveModelPreset(*root);
         Config config = reader.read(*root, defaultName);
-        for (Diagnostic& d : validateConfig(config)) {
-            if (reader.alreadyReported(d.keyPath))
-                continue;
-            const SourceLocation where = reader.anchor(*root, d.keyPath);
-            d.file = where.file;
-            d.line = where.line;
-            d.column = where.column;
-            result.diagnostics.push_back(std::move(d));
+        config.origin.locations = std::make_shared<const ConfigLocations>(fileName, std::move(*root));
+        std::vector<Diagnostic> semantic = validateConfig(config);
+        anchorDiagnostics(config, semantic);
+        for (Diagnostic& d : semantic) {
+            if (!reader.alreadyReported(d.keyPath))
+                result.diagnostics.push_back(std::move(d));
         }
         if (!hasErrors(result.diagnostics))
             result.config = std::move(config);
         return result;
+    }
+
+    /// What a file is when it is not a regular file, for the message that refuses it.
+    const char* fileKind(mode_t mode)
+    {
+        if (S_ISDIR(mode))
+            return "is a directory";
+        if (S_ISFIFO(mode))
+            return "is a FIFO (named pipe)";
+        if (S_ISCHR(mode))
+            return "is a character device";
+        if (S_ISBLK(mode))
+            return "is a block device";
+        if (S_ISSOCK(mode))
+            return "is a socket";
+        return "is not a regular file";
+    }
+
+    std::string systemError(const char* what, int error)
+    {
+        return std::string(what) + ": " + (error ? std::strerror(error) : "unknown error");
+    }
+
+    /// Reads the config file at `path` into `text`, at most kMaxConfigBytes: "" on success, else the problem.
+    /// Only regular files are read. The file is opened without blocking (a FIFO would wait for a writer) and
+    /// checked again after opening (it may have been replaced); reading stops past the limit whatever the size
+    /// stat() gave (files in /proc say 0).
+    std::string readConfigBytes(const std::string& path, std::string& text)
+    {
+        const std::string tooLarge = "the config file is larger than the limit of " + std::to_string(kMaxConfigBytes)
+            + " bytes (" + std::to_string(kMaxConfigBytes / 1024) + " KiB) for a config";
+        struct stat info
+        {
+        };
+        if (::stat(path.c_str(), &info) != 0)
+            return systemError("cannot open the config file", errno);
+        if (!S_ISREG(info.st_mode))
+            return std::string(fileKind(info.st_mode)) + ", expected a YAML config file (a regular file)";
+        if (info.st_size > off_t(kMaxConfigBytes))
+            return tooLarge + " (it has " + std::to_string(info.st_size) + " bytes)";
+        const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+            return systemError("cannot open the config file", errno);
+        std::string problem;
+        if (::fstat(fd, &info) != 0)
+            problem = systemError("cannot read the config file", errno);
+        else if (!S_ISREG(info.st_mode))
+            problem = std::string(fileKind(info.st_mode)) + ", expected a YAML config file (a regular file)";
+        text.clear();
+        char buffer[16384];
+        while (problem.empty()) {
+            const ssize_t n = ::read(fd, buffer, sizeof buffer);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0) {
+                problem = systemError("cannot read the config file", errno);
+                break;
+            }
+            if (n == 0)
+                break;
+            text.append(buffer, size_t(n));
+            if (text.size() > kMaxConfigBytes)
+                problem = tooLarge;
+        }
+        ::close(fd);
+        return problem;
+    }
+
+    /// Runs a load; anything that escapes (std::bad_alloc, a bug) becomes an error diagnostic: loading never throws.
+    template <typename Load> ConfigResult guarded(const std::string& fileName, Load&& loadIt)
+    {
+        try {
+            return loadIt();
+        } catch (const std::exception& e) {
+            return { std::nullopt,
+                { { Severity::Error, fileName, 0, 0, {}, std::string("internal error while loading: ") + e.what() } } };
+        } catch (...) {
+            return { std::nullopt, { { Severity::Error, fileName, 0, 0, {}, "internal error while loading" } } };
+        }
     }
 
 } // namespace
@@ -683,28 +738,18 @@ std::string presetFileName(std::string_view presetName)
 ConfigResult loadConfigText(
     std::string_view yamlText, const std::string& fileName, const std::vector<std::string>& overrides)
 {
-    return load(yamlText, fileName, overrides, {});
+    return guarded(fileName, [&] { return load(yamlText, fileName, overrides, {}); });
 }
 
 ConfigResult loadConfigFile(const std::string& path, const std::vector<std::string>& overrides)
 {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-        return { std::nullopt, { { Severity::Error, path, 0, 0, {}, "is a directory, expected a YAML config file" } } };
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        const int savedErrno = errno;
-        return { std::nullopt,
-            { { Severity::Error, path, 0, 0, {},
-                std::string("cannot open the config file: ")
-                    + (savedErrno ? std::strerror(savedErrno) : "unknown error") } } };
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-        return { std::nullopt, { { Severity::Error, path, 0, 0, {}, "cannot read the config file" } } };
-    return load(text.str(), path, overrides, {});
+    return guarded(path, [&] {
+        std::string text;
+        std::string problem = readConfigBytes(path, text);
+        if (!problem.empty())
+            return ConfigResult { std::nullopt, { { Severity::Error, path, 0, 0, {}, std::move(problem) } } };
+        return load(text, path, overrides, {});
+    });
 }
 
 ConfigResult loadConfigOrPreset(const std::string& pathOrPresetName, const std::vector<std::string>& overrides)
@@ -712,8 +757,10 @@ ConfigResult loadConfigOrPreset(const std::string& pathOrPresetName, const std::
     std::error_code ec;
     if (std::filesystem::exists(pathOrPresetName, ec))
         return loadConfigFile(pathOrPresetName, overrides);
-    if (const std::optional<std::string_view> text = presetText(pathOrPresetName))
-        return load(*text, presetFileName(pathOrPresetName), overrides, pathOrPresetName);
+    if (const std::optional<std::string_view> text = presetText(pathOrPresetName)) {
+        const std::string fileName = presetFileName(pathOrPresetName);
+        return guarded(fileName, [&] { return load(*text, fileName, overrides, pathOrPresetName); });
+    }
     const std::vector<std::string> names = presetNames();
     const std::string hint = didYouMean(pathOrPresetName, std::vector<std::string_view>(names.begin(), names.end()));
     return { std::nullopt,

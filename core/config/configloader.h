@@ -4,12 +4,18 @@
 #include "config/config.h"
 #include "config/diagnostic.h"
 
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace stagecraft {
+
+/// Largest value of an integer key. Far above any real model or cluster, and it keeps products of a few sizes
+/// inside int64.
+inline constexpr int64_t kMaxConfigInteger = std::numeric_limits<int32_t>::max();
 
 /// Outcome of loading a config: the config when it has no errors (warnings allowed), and every problem found.
 struct ConfigResult
@@ -18,7 +24,8 @@ struct ConfigResult
     std::vector<Diagnostic> diagnostics; ///< all problems at once, in the order found (syntax, keys, semantics)
 };
 
-/// Loads a YAML config file (DESIGN.md section 2). `overrides` are `--set` assignments "dotted.key=value"
+/// Loads a YAML config file (DESIGN.md section 2). Only a regular file of at most kMaxConfigBytes is read (a FIFO,
+/// device or directory is refused without blocking). `overrides` are `--set` assignments "dotted.key=value"
 /// (e.g. "training.recompute=full", "parallelism.rank_order=[dp,tp,cp,ep,pp]"); they are applied onto the YAML
 /// tree before it is read, so they are checked exactly like the file. `model.preset: NAME` takes the model keys of
 /// preset NAME, and keys given in the file override them. Sections may be omitted (defaults of config.h), but the

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "config/confignode.h"
 
+#include "config/yamltextscan.h"
+
+#include <sstream>
 #include <utility>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 namespace stagecraft {
@@ -9,7 +13,6 @@ namespace stagecraft {
 namespace {
 
     constexpr int kMaxDepth = 64;
-    constexpr int kMaxNodes = 100000; // aliases can make a small text expand exponentially
 
     /// Converts a yaml-cpp tree; reports problems once and stops descending after the first structural error.
     class YamlConverter
@@ -32,11 +35,12 @@ namespace {
             out.location = locationOf(node.Mark());
             if (m_failed)
                 return out;
-            if (depth > kMaxDepth || ++m_nodeCount > kMaxNodes) {
+            if (depth > kMaxDepth || ++m_nodeCount > kMaxConfigNodes) {
                 fail(out.location,
                     depth > kMaxDepth
                         ? "YAML nesting deeper than " + std::to_string(kMaxDepth) + " levels (recursive alias?)"
-                        : "YAML document has more than " + std::to_string(kMaxNodes) + " nodes");
+                        : "YAML document has more than " + std::to_string(kMaxConfigNodes)
+                            + " nodes (aliases expanded)");
                 return out;
             }
             switch (node.Type()) {
@@ -59,7 +63,9 @@ namespace {
                     ConfigNode::Entry entry;
                     entry.keyLocation = locationOf(it->first.Mark());
                     if (!it->first.IsScalar()) {
-                        fail(entry.keyLocation, "expected a plain key, found a list or mapping used as a key");
+                        fail(entry.keyLocation,
+                            it->first.IsNull() ? "expected a plain key, found an empty key"
+                                               : "expected a plain key, found a list or mapping used as a key");
                         return out;
                     }
                     entry.key = it->first.Scalar();
@@ -119,6 +125,43 @@ namespace {
         return "?";
     }
 
+    /// Ignores every parser event but the start of a document.
+    class DocumentStarts : public YAML::EventHandler
+    {
+    public:
+        std::vector<YAML::Mark> marks;
+
+        void OnDocumentStart(const YAML::Mark& mark) override
+        {
+            marks.push_back(mark);
+        }
+        void OnDocumentEnd() override { }
+        void OnNull(const YAML::Mark&, YAML::anchor_t) override { }
+        void OnAlias(const YAML::Mark&, YAML::anchor_t) override { }
+        void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override { }
+        void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+        {
+        }
+        void OnSequenceEnd() override { }
+        void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { }
+        void OnMapEnd() override { }
+    };
+
+    /// Where a second document of `text` starts, if there is one: the parser is asked for two documents at most.
+    std::optional<YAML::Mark> secondDocumentStart(const std::string& text)
+    {
+        std::istringstream in(text);
+        YAML::Parser parser(in);
+        DocumentStarts starts;
+        try {
+            if (!parser.HandleNextDocument(starts) || !parser.HandleNextDocument(starts))
+                return std::nullopt;
+        } catch (const YAML::Exception& e) {
+            return e.mark; // the second document does not even parse
+        }
+        return starts.marks.size() > 1 ? starts.marks[1] : YAML::Mark::null_mark();
+    }
+
     /// A likely cause for some yaml-cpp parser messages.
     std::string parserHint(const std::string& message)
     {
@@ -161,9 +204,39 @@ void ConfigNode::relocate(const SourceLocation& where)
 std::optional<ConfigNode> parseConfigYaml(
     std::string_view text, const std::string& fileName, std::vector<Diagnostic>& diagnostics)
 {
+    auto fail = [&](int line, int column, std::string keyPath, std::string message) {
+        diagnostics.push_back({ Severity::Error, fileName, line, column, std::move(keyPath), std::move(message) });
+        return std::nullopt;
+    };
+    if (text.size() > kMaxConfigBytes)
+        return fail(0, 0, {},
+            "the config is " + std::to_string(text.size()) + " bytes, more than the limit of "
+                + std::to_string(kMaxConfigBytes) + " bytes (" + std::to_string(kMaxConfigBytes / 1024)
+                + " KiB) for a config");
+    const YamlTextScan scan = scanYamlText(text);
+    if (scan.openQuoteLine > 0) {
+        const std::string quote(1, scan.openQuote);
+        return fail(scan.openQuoteLine, scan.openQuoteColumn, scan.openQuoteKeyPath,
+            "unterminated quoted string: the " + quote + " opened here is not closed on this line (add the closing "
+                + quote + "; a quoted value cannot span lines)");
+    }
     YAML::Node document;
     try {
-        document = YAML::Load(std::string(text));
+        const std::string owned(text);
+        document = YAML::Load(owned);
+        // Whether a second document follows. Not YAML::LoadAll: on some inputs (a stray ',' before the first
+        // key) yaml-cpp 0.7's parser returns empty documents without advancing, and LoadAll loops forever.
+        std::optional<YAML::Mark> second = secondDocumentStart(owned);
+        if (second || scan.secondDocumentLine > 0) {
+            if (scan.secondDocumentLine > 0)
+                return fail(scan.secondDocumentLine, scan.secondDocumentColumn, {},
+                    "a second YAML document starts here; a config is one document (remove the '---' and what "
+                    "follows, or put it in a file of its own)");
+            const bool known = !second->is_null() && second->line >= 0 && second->column >= 0;
+            return fail(known ? second->line + 1 : 0, known ? second->column + 1 : 0, {},
+                "malformed YAML: the document ends before this point (a stray character where a key or value "
+                "should start?)");
+        }
     } catch (const YAML::Exception& e) {
         // Marks are 0-based in yaml-cpp; ours are 1-based (0 = unknown).
         const bool known = !e.mark.is_null() && e.mark.line >= 0 && e.mark.column >= 0;

@@ -3,6 +3,7 @@
 
 #include "config/diagnostic.h"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,9 +53,21 @@ struct ConfigNode::Entry
     ConfigNode value;
 };
 
+/// Largest config text accepted, in bytes. yaml-cpp 0.7 takes up to about 950 bytes of memory per input byte
+/// (the worst shape found: `{,,,...}`, every comma a pair of two null nodes; peak RSS of YAML::Load on 256 KiB of
+/// it, measured with /usr/bin/time -v, 243 MB over an empty input), so a text at this limit stays far below
+/// 100 MB; real configs are a few KB (the largest example, 2 KB).
+inline constexpr size_t kMaxConfigBytes = 64 * 1024;
+
+/// Largest number of nodes of a parsed config, aliases expanded (an alias can make a small text expand
+/// exponentially). A real config has about 60.
+inline constexpr int kMaxConfigNodes = 10000;
+
 /// Parses YAML text into a tree whose locations name `fileName`. On malformed YAML returns nullopt and appends one
-/// diagnostic with the parser's position converted to 1-based. Non-scalar keys and nesting deeper than 64 levels
-/// (e.g. a recursive alias) are reported as errors too. Never throws.
+/// diagnostic with the parser's position converted to 1-based. Also reported as errors, before yaml-cpp sees the
+/// text: a text longer than kMaxConfigBytes, and a quoted value that does not close on its line (at its opening
+/// quote); after parsing: a second YAML document (at its `---`), non-scalar keys, more than kMaxConfigNodes
+/// nodes and nesting deeper than 64 levels (e.g. a recursive alias). Never throws.
 std::optional<ConfigNode> parseConfigYaml(
     std::string_view text, const std::string& fileName, std::vector<Diagnostic>& diagnostics);
 

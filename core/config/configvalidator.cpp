@@ -2,12 +2,14 @@
 #include "config/configvalidator.h"
 
 #include "config/configwriter.h"
+#include "config/gpupresets.h"
 #include "config/programsize.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace stagecraft {
 
@@ -68,16 +70,67 @@ namespace {
         return __builtin_mul_overflow(a, b, &result) ? -1 : result;
     }
 
+    /// Whether `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+    bool isUtf8(std::string_view text)
+    {
+        for (size_t i = 0; i < text.size();) {
+            const auto c = static_cast<unsigned char>(text[i]);
+            const int length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+            if (length == 0 || i + size_t(length) > text.size())
+                return false;
+            uint32_t code = length == 1 ? c : c & (0x7f >> length);
+            for (int k = 1; k < length; ++k) {
+                const auto next = static_cast<unsigned char>(text[i + size_t(k)]);
+                if ((next & 0xc0) != 0x80)
+                    return false;
+                code = (code << 6) | (next & 0x3f);
+            }
+            static constexpr uint32_t kSmallest[] = { 0, 0, 0x80, 0x800, 0x10000 };
+            if (code < kSmallest[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
+                return false;
+            i += size_t(length);
+        }
+        return true;
+    }
+
     void validateName(const Config& config, Validator& v)
     {
+        // The name is the stem of the output files (core/export/traceexporter.cpp checkExportName): the same rules
+        // here, so that a bad name is reported at its key and not only when exporting.
         const std::string& name = config.name;
-        if (name.empty())
+        const std::string shown = "name \"" + name + "\"";
+        if (name.empty()) {
             v.error("name", "expected a non-empty name (used for output file names)");
-        else if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos)
-            v.error(
-                "name", "name \"" + name + "\" must not contain a path separator ('/' or '\\'); it names output files");
+            return;
+        }
+        if (!isUtf8(name)) {
+            v.error("name", "the name is not valid UTF-8; it names output files and appears in JSON");
+            return;
+        }
+        for (const char c : name) {
+            const auto u = static_cast<unsigned char>(c);
+            if (u < 0x20 || u == 0x7f) {
+                static constexpr char kHex[] = "0123456789abcdef";
+                const std::string code = std::string("0x") + kHex[u >> 4] + kHex[u & 0xf];
+                v.error("name",
+                    "the name contains the control character " + code
+                        + (u == '\t'     ? " (a tab)"
+                                : u == 0 ? " (NUL)"
+                                         : "")
+                        + "; it names output files");
+                return;
+            }
+        }
+        if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos)
+            v.error("name", shown + " must not contain a path separator ('/' or '\\'); it names output files");
         else if (name.find("..") != std::string::npos)
-            v.error("name", "name \"" + name + "\" must not contain \"..\"; it names output files");
+            v.error("name", shown + " must not contain \"..\"; it names output files");
+        else if (name.find_first_not_of('.') == std::string::npos)
+            v.error("name", shown + " must not be only dots; it names output files");
+        else if (name.size() > kMaxNameBytes)
+            v.error("name",
+                "the name is " + str(int64_t(name.size())) + " bytes, more than the " + str(int64_t(kMaxNameBytes))
+                    + " that fit in a file name with the suffixes added to it (a file name has at most 255 bytes)");
     }
 
     void validateModel(const ModelConfig& m, Validator& v)
@@ -262,6 +315,8 @@ namespace {
     {
         if (cl.gpu.empty())
             v.error("cluster.gpu", "expected a GPU name such as h100-sxm, found an empty string");
+        else if (!gpuPresetText(cl.gpu))
+            v.error("cluster.gpu", unknownGpuText(cl.gpu));
         v.positive("cluster.gpus_per_node", cl.gpusPerNode);
         if (!(cl.intraNodeBandwidthGbps > 0))
             v.error("cluster.intra_node_bandwidth_gbps",

@@ -23,7 +23,7 @@ void setDefaultMaxProgramNodes(int64_t nodes)
 
 int64_t estimatedProgramNodes(const Config& config)
 {
-    using Wide = __int128;
+    __extension__ typedef __int128 Wide;
     const ParallelismConfig& p = config.parallelism;
     const TrainingConfig& t = config.training;
     const Wide layers = std::max<int64_t>(0, config.model.layers);

@@ -27,6 +27,23 @@ size_t editDistance(std::string_view a, std::string_view b)
 
 std::string closestMatch(std::string_view word, const std::vector<std::string_view>& candidates)
 {
+    // A shortened name ("h100" for "h100-sxm") is what people type for the full one, even when another name is
+    // one edit away ("h200"): the one candidate that starts with the word wins.
+    if (word.size() >= 2) {
+        auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+        std::string_view prefixed;
+        int count = 0;
+        for (std::string_view candidate : candidates) {
+            if (candidate.size() > word.size()
+                && std::equal(word.begin(), word.end(), candidate.begin(),
+                    [&](char a, char b) { return lower(a) == lower(b); })) {
+                prefixed = candidate;
+                ++count;
+            }
+        }
+        if (count == 1)
+            return std::string(prefixed);
+    }
     const size_t limit = std::max<size_t>(1, std::min<size_t>(3, word.size() / 3));
     std::string_view best;
     size_t bestDistance = limit + 1;

@@ -69,11 +69,6 @@ namespace {
         return a;
     }
 
-    [[noreturn]] void fail(const std::string& what, int err)
-    {
-        throw std::runtime_error(what + ": " + std::strerror(err));
-    }
-
 } // namespace
 
 std::string rankRangeText(const std::vector<int64_t>& ranks, size_t maxRanges)

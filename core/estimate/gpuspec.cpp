@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "estimate/gpuspec.h"
 
-#include "estimate/embeddedgpus.h"
-
 #include <algorithm>
 #include <cmath>
 #include <yaml-cpp/yaml.h>
@@ -112,35 +110,23 @@ std::optional<GpuSpec> parseGpuSpec(std::string_view yamlText, std::string& erro
     }
 }
 
-std::vector<std::string> gpuPresetNames()
-{
-    std::vector<std::string> names;
-    for (const detail::EmbeddedGpu& gpu : detail::embeddedGpus())
-        names.emplace_back(gpu.name);
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
 std::optional<GpuSpec> gpuPreset(std::string_view name)
 {
-    for (const detail::EmbeddedGpu& gpu : detail::embeddedGpus()) {
-        if (name != gpu.name)
-            continue;
-        std::string error;
-        std::optional<GpuSpec> spec = parseGpuSpec(gpu.text, error);
-        if (spec)
-            spec->name = gpu.name; // the file name is the key users type
-        return spec;
-    }
-    return std::nullopt;
+    const std::optional<std::string_view> text = gpuPresetText(name);
+    if (!text)
+        return std::nullopt;
+    std::string error;
+    std::optional<GpuSpec> spec = parseGpuSpec(*text, error);
+    if (spec)
+        spec->name = std::string(name); // the file name is the key users type
+    return spec;
 }
 
 std::string unknownGpuMessage(std::string_view name)
 {
-    std::string known;
-    for (const std::string& n : gpuPresetNames())
-        known += (known.empty() ? "" : ", ") + n;
-    return "unknown GPU \"" + std::string(name) + "\" (cluster.gpu); known GPUs: " + known;
+    // After `unknown GPU "NAME"`, whatever NAME holds.
+    std::string text = unknownGpuText(name);
+    return text.insert(std::string_view("unknown GPU \"").size() + name.size() + 1, " (cluster.gpu)");
 }
 
 } // namespace stagecraft

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "config/config.h"
+#include "config/gpupresets.h" // gpuPresetNames()
 
 #include <cstdint>
 #include <optional>
@@ -31,14 +32,11 @@ struct GpuSpec
     double peakFlops(Precision precision) const;
 };
 
-/// Names of the built-in GPU presets, sorted. Thread-safe.
-std::vector<std::string> gpuPresetNames();
-
 /// The built-in preset `name` (e.g. "h100-sxm"), or nullopt when there is none. Thread-safe.
 std::optional<GpuSpec> gpuPreset(std::string_view name);
 
-/// "unknown GPU \"x\" (cluster.gpu); known GPUs: a100-80gb, b200, h100-sxm, h200": the message for a name that
-/// gpuPreset() does not know.
+/// "unknown GPU \"x\" (cluster.gpu); known GPUs: a100-80gb, b200, h100-sxm, h200" (plus a did-you-mean): the
+/// message for a name that gpuPreset() does not know.
 std::string unknownGpuMessage(std::string_view name);
 
 /// Parses one GPU preset document (the format of resources/gpus/*.yaml: name, dense_tflops.{fp32,tf32,bf16,

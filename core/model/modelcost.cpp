@@ -43,11 +43,18 @@ Binding modelBinding(const Config& config, bool padVocabForTp)
 }
 
 namespace {
-    bool evalInto(const Expr& e, const Binding& b, int64_t& out, std::string& error)
+    bool evalInto(const Expr& e, const Binding& b, int64_t& out, std::string& error, std::string& keyPath)
     {
         EvalResult r = e.evaluate(b);
         if (!r.ok()) {
             error = describeEvalError(e, r);
+            const char* key = e.contains(r.symbol) ? configKeyOf(r.symbol) : "";
+            keyPath = *key ? key : "model";
+            if (r.status == EvalStatus::Overflow && *key) {
+                const int64_t value = b.value(r.symbol);
+                error = std::string(key).substr(std::string(key).find('.') + 1) + "=" + std::to_string(value)
+                    + " is too large: " + error;
+            }
             return false;
         }
         out = r.value;
@@ -55,7 +62,8 @@ namespace {
     }
 } // namespace
 
-bool computeModelCost(const ModelGraph& graph, const Config& config, ModelCost& out, std::string& error)
+bool computeModelCost(
+    const ModelGraph& graph, const Config& config, ModelCost& out, std::string& error, std::string* errorKeyPath)
 {
     // Evaluate one sequence exactly (Batch = 1), then scale: every forward and backward op is linear in Batch.
     Binding b = modelBinding(config);
@@ -67,11 +75,16 @@ bool computeModelCost(const ModelGraph& graph, const Config& config, ModelCost& 
     ModelCost c;
     c.microBatches = microBatchesPerIteration(config);
     int64_t forward = 0, backward = 0, recomputed = 0;
-    if (!evalInto(graph.parameterCount(), b, c.params, error)
-        || !evalInto(graph.flops(Pass::Forward), b, forward, error)
-        || !evalInto(graph.flops(Pass::Backward), b, backward, error) || !evalInto(recompute, b, recomputed, error)
-        || !evalInto(graph.flops(Pass::Optimizer), b, c.optimizerFlops, error))
+    std::string keyPath;
+    if (!evalInto(graph.parameterCount(), b, c.params, error, keyPath)
+        || !evalInto(graph.flops(Pass::Forward), b, forward, error, keyPath)
+        || !evalInto(graph.flops(Pass::Backward), b, backward, error, keyPath)
+        || !evalInto(recompute, b, recomputed, error, keyPath)
+        || !evalInto(graph.flops(Pass::Optimizer), b, c.optimizerFlops, error, keyPath)) {
+        if (errorKeyPath)
+            *errorKeyPath = keyPath;
         return false;
+    }
     const double perMicroBatch = static_cast<double>(sequencesPerMicroBatch);
     c.forwardFlopsPerMicroBatch = static_cast<double>(forward) * perMicroBatch;
     c.backwardFlopsPerMicroBatch = static_cast<double>(backward) * perMicroBatch;

@@ -38,7 +38,10 @@ struct ModelCost
 };
 
 /// Evaluates the graph's costs for `config`. Returns false and sets `error` when an extent does not evaluate
-/// (a non-integer or overflowing value; the message names the expression and the values).
-bool computeModelCost(const ModelGraph& graph, const Config& config, ModelCost& out, std::string& error);
+/// (a non-integer or overflowing value; the message names the expression and the values), and then, when given,
+/// `errorKeyPath` to the config key to change: for an overflow the one whose value contributes most (e.g.
+/// "model.hidden" for Dmodel^2); "model" when no single key is to blame.
+bool computeModelCost(const ModelGraph& graph, const Config& config, ModelCost& out, std::string& error,
+    std::string* errorKeyPath = nullptr);
 
 } // namespace stagecraft

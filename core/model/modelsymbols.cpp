@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "model/modelsymbols.h"
 
+#include <utility>
+
 namespace stagecraft {
 
 const ModelSymbols& ModelSymbols::get()
@@ -24,6 +26,22 @@ const ModelSymbols& ModelSymbols::get()
         internSymbol("edp"),
     };
     return s;
+}
+
+const char* configKeyOf(SymbolId symbol)
+{
+    const ModelSymbols& s = ModelSymbols::get();
+    const std::pair<SymbolId, const char*> keys[] = { { s.batch, "training.micro_batch" }, { s.seq, "model.seq_len" },
+        { s.dmodel, "model.hidden" }, { s.dff, "model.ffn_hidden" }, { s.head, "model.heads" },
+        { s.kvhead, "model.kv_heads" }, { s.dvocal, "model.vocab" }, { s.experts, "model.experts" },
+        { s.kexperts, "model.top_k" }, { s.dffExpert, "model.expert_ffn_hidden" },
+        { s.dffShared, "model.shared_expert_ffn_hidden" }, { s.dp, "parallelism.dp" }, { s.tp, "parallelism.tp" },
+        { s.cp, "parallelism.cp" }, { s.ep, "parallelism.ep" }, { s.edp, "parallelism.dp" } };
+    for (const auto& [id, key] : keys) {
+        if (id == symbol)
+            return key;
+    }
+    return "";
 }
 
 } // namespace stagecraft

@@ -28,4 +28,8 @@ struct ModelSymbols
     static const ModelSymbols& get();
 };
 
+/// The config key whose value a model symbol is bound to ("Dmodel" -> "model.hidden", "Batch" ->
+/// "training.micro_batch", "edp" -> "parallelism.dp"), or "" for any other symbol. Thread-safe.
+const char* configKeyOf(SymbolId symbol);
+
 } // namespace stagecraft

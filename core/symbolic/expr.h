@@ -60,7 +60,8 @@ enum class EvalStatus : uint8_t
 
 /// Result of exact evaluation. `value` is meaningful only when status == Ok. For NonInteger, num/den hold the
 /// reduced fraction (when it fits in int64) so that a message can show it; `symbol` names the offending symbol
-/// for Unbound and DivisionByZero.
+/// for Unbound and DivisionByZero, and for Overflow the symbol whose power contributes most to the largest term
+/// (the value to make smaller; meaningless when the expression has no symbols).
 /// Details of this implementation: for NonInteger whose reduced fraction does not fit in int64, num == den == 0.
 /// When several symbols are unbound (or zero in a denominator) one of them is reported.
 struct EvalResult

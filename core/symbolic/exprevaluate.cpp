@@ -6,6 +6,8 @@
 #include "symbolic/expr.h"
 #include "symbolic/exprbuilder.h"
 
+#include <cmath>
+
 namespace stagecraft {
 
 using symbolic_detail::Int128;
@@ -80,6 +82,33 @@ namespace {
         return r;
     }
 
+    /// The symbol that contributes most to the largest term (by log2 of its power), for an Overflow result: the
+    /// one to make smaller. No symbol (0) for a constant expression.
+    SymbolId dominantSymbol(std::span<const Expr::Term> terms, const Expr::Factor* factors, const Binding& b)
+    {
+        double largestTerm = -1;
+        SymbolId dominant {};
+        for (const Expr::Term& t : terms) {
+            double termLog = std::log2(std::fabs(double(t.coefNum)));
+            double factorLog = 0;
+            SymbolId factorSymbol {};
+            for (const Expr::Factor* f = factors + t.firstFactor; f != factors + t.firstFactor + t.factorCount; ++f) {
+                const double v = std::fabs(double(b.value(f->symbol)));
+                const double log = v > 0 ? f->exponent * std::log2(v) : 0;
+                termLog += log;
+                if (log > factorLog) {
+                    factorLog = log;
+                    factorSymbol = f->symbol;
+                }
+            }
+            if (termLog > largestTerm && factorLog > 0) {
+                largestTerm = termLog;
+                dominant = factorSymbol;
+            }
+        }
+        return dominant;
+    }
+
     [[gnu::noinline]] EvalResult evaluateExact(
         std::span<const Expr::Term> terms, const Expr::Factor* factors, const Binding& b)
     {
@@ -102,12 +131,12 @@ namespace {
             Int128 num = 0;
             Int128 den = 1;
             if (!termValue(t, factors, b, num, den) || !symbolic_detail::addFraction(sumNum, sumDen, num, den))
-                return fail(EvalStatus::Overflow);
+                return fail(EvalStatus::Overflow, dominantSymbol(terms, factors, b));
         }
         EvalResult r;
         if (sumDen == 1) {
             if (!symbolic_detail::fitsInt64(sumNum))
-                return fail(EvalStatus::Overflow);
+                return fail(EvalStatus::Overflow, dominantSymbol(terms, factors, b));
             r.value = static_cast<int64_t>(sumNum);
             r.num = r.value;
             return r;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "synthesis/synthesis.h"
 
+#include "config/configlocations.h"
 #include "config/configvalidator.h"
 #include "model/modelcost.h"
 
@@ -39,7 +40,20 @@ namespace {
         return k == OpKind::MatMul || k == OpKind::AttentionScores || k == OpKind::AttentionContext;
     }
 
-    ClassSummary summarize(const ClassProgram& program, const ModelGraph& graph, const DistributionPlan& plan)
+    /// a += b; false (a unchanged) when the sum leaves int64.
+    bool addChecked(int64_t& a, int64_t b)
+    {
+        int64_t sum = 0;
+        if (__builtin_add_overflow(a, b, &sum))
+            return false;
+        a = sum;
+        return true;
+    }
+
+    /// The per-rank totals of one class program. Sums that leave int64 set `overflowed` (a huge batch makes the
+    /// FLOPs of one iteration exceed int64 even when those of one sequence fit).
+    ClassSummary summarize(
+        const ClassProgram& program, const ModelGraph& graph, const DistributionPlan& plan, bool& overflowed)
     {
         ClassSummary s;
         s.stage = program.stage;
@@ -49,26 +63,24 @@ namespace {
         for (const ProgramNode& n : program.nodes) {
             switch (n.kind) {
             case NodeKind::Compute: {
-                s.flops += n.flops;
                 const int64_t replication = n.op >= 0 ? plan.opReplication[static_cast<size_t>(n.op)] : 1;
                 const int64_t replicated = n.flops - n.flops / replication;
-                s.replicatedFlops += replicated;
-                if (n.op >= 0 && isContraction(graph.ops[static_cast<size_t>(n.op)].kind)) {
-                    s.matmulFlops += n.flops;
-                    s.replicatedMatmulFlops += replicated;
-                }
+                bool ok = addChecked(s.flops, n.flops) && addChecked(s.replicatedFlops, replicated);
+                if (n.op >= 0 && isContraction(graph.ops[static_cast<size_t>(n.op)].kind))
+                    ok = ok && addChecked(s.matmulFlops, n.flops) && addChecked(s.replicatedMatmulFlops, replicated);
+                overflowed = overflowed || !ok;
                 break;
             }
             case NodeKind::Collective:
-                s.collectiveBytes[static_cast<size_t>(n.collective)] += n.bytes;
+                overflowed = overflowed || !addChecked(s.collectiveBytes[static_cast<size_t>(n.collective)], n.bytes);
                 s.collectiveCount[static_cast<size_t>(n.collective)] += 1;
                 break;
             case NodeKind::Send:
-                s.sendBytes += n.bytes;
+                overflowed = overflowed || !addChecked(s.sendBytes, n.bytes);
                 s.sendCount += 1;
                 break;
             case NodeKind::Recv:
-                s.recvBytes += n.bytes;
+                overflowed = overflowed || !addChecked(s.recvBytes, n.bytes);
                 s.recvCount += 1;
                 break;
             }
@@ -78,7 +90,9 @@ namespace {
 
 } // namespace
 
-SynthesisOutcome synthesize(const Config& config, ProgressSink* progress, std::shared_ptr<const ModelGraph> graphCache)
+/// synthesize() without anchoring its diagnostics at the config's keys.
+static SynthesisOutcome synthesizeUnanchored(
+    const Config& config, ProgressSink* progress, std::shared_ptr<const ModelGraph> graphCache)
 {
     SynthesisOutcome outcome;
     try {
@@ -104,8 +118,9 @@ SynthesisOutcome synthesize(const Config& config, ProgressSink* progress, std::s
         result->config = config;
         result->graph = graph;
         std::string message;
-        if (!computeModelCost(*graph, config, result->cost, message)) {
-            outcome.diagnostics.push_back(error(message, "model"));
+        std::string keyPath;
+        if (!computeModelCost(*graph, config, result->cost, message, &keyPath)) {
+            outcome.diagnostics.push_back(error(message, keyPath));
             return outcome;
         }
         std::optional<DistributionPlan> plan = planDistribution(config, graph, message);
@@ -123,7 +138,16 @@ SynthesisOutcome synthesize(const Config& config, ProgressSink* progress, std::s
             if (progress)
                 progress->report(0.05 + 0.9 * stage / pp, "building stage programs");
             result->classes.push_back(buildClassProgram(*result->plan, stage));
-            result->summaries.push_back(summarize(result->classes.back(), *graph, *result->plan));
+            bool overflowed = false;
+            result->summaries.push_back(summarize(result->classes.back(), *graph, *result->plan, overflowed));
+            if (overflowed) {
+                // One sequence's costs fit (computeModelCost checked them): it is the sequences per rank.
+                outcome.diagnostics.push_back(error("global_batch=" + std::to_string(config.training.globalBatch)
+                        + " is too large: the FLOPs or bytes of one iteration on a rank of stage "
+                        + std::to_string(stage) + " do not fit in a 64-bit integer",
+                    "training.global_batch"));
+                return outcome;
+            }
             result->memory.push_back(computeMemoryTimeline(result->classes.back()));
             const MemoryTimeline& m = result->memory.back();
             ClassSummary& s = result->summaries.back();
@@ -157,6 +181,7 @@ SynthesisOutcome synthesize(const Config& config, ProgressSink* progress, std::s
             result->warnings.push_back(d);
         if (progress)
             progress->report(1.0, "done");
+        anchorDiagnostics(config, result->warnings);
         outcome.diagnostics = result->warnings;
         outcome.result = std::move(result);
     } catch (const std::exception& e) {
@@ -166,6 +191,14 @@ SynthesisOutcome synthesize(const Config& config, ProgressSink* progress, std::s
         outcome.result.reset();
         outcome.diagnostics.push_back(error("internal error"));
     }
+    return outcome;
+}
+
+SynthesisOutcome synthesize(const Config& config, ProgressSink* progress, std::shared_ptr<const ModelGraph> graphCache)
+{
+    SynthesisOutcome outcome = synthesizeUnanchored(config, progress, std::move(graphCache));
+    // Problems found here name a key; point them at where the config gave it.
+    anchorDiagnostics(config, outcome.diagnostics);
     return outcome;
 }
 

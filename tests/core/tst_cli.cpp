@@ -17,6 +17,7 @@
 #include <bit>
 #include <map>
 #include <set>
+#include <sys/stat.h>
 #include <vector>
 
 using stagecraft::ChakraNode;
@@ -265,6 +266,86 @@ private Q_SLOTS:
         const Run r = runStagecraft(args);
         QCOMPARE(r.exitCode, exitCode);
         QVERIFY2(r.err.contains(message) || r.out.contains(message), qPrintable(r.err + r.out));
+    }
+
+    void badInput_data()
+    {
+        // Every bad config or flag: exit 2, one line naming the file (or flag), line and column, key and reason.
+        // "%bad/" is tests/data/config/bad/; "%big" a 10 MB one-line list and "%fifo" a FIFO, made by the test.
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const QString gpus = QStringLiteral("unknown GPU \"h100\"; known GPUs: a100-80gb, b200, h100-sxm, h200; "
+                                            "did you mean 'h100-sxm'?");
+        auto row = [](const char* name, const char* args, const QString& message) {
+            QTest::newRow(name) << QString::fromUtf8(args).split(QLatin1Char(' ')) << message;
+        };
+        row("unknown GPU, report", "report %bad/unknown_gpu.yaml",
+            QStringLiteral("unknown_gpu.yaml:6:8: error: cluster.gpu: ") + gpus);
+        row("unknown GPU, sweep", "sweep %bad/unknown_gpu.yaml --gpus 8",
+            QStringLiteral("unknown_gpu.yaml:6:8: error: cluster.gpu: ") + gpus);
+        row("unknown GPU, sweep --gpu", "sweep tiny --gpus 8 --gpu h100",
+            QStringLiteral("<command line>: error: cluster.gpu: ") + gpus);
+        row("open quote, last line", "report %bad/quote_last_line.yaml",
+            QStringLiteral("quote_last_line.yaml:5:7: error: name: unterminated quoted string"));
+        row("open quote, mid file", "synth %bad/quote_mid_file.yaml --out %tmp",
+            QStringLiteral("quote_mid_file.yaml:4:8: error: cluster.gpu: unterminated quoted string"));
+        row("second document", "report %bad/second_document.yaml",
+            QStringLiteral("second_document.yaml:5:1: error: a second YAML document starts here"));
+        row("name with a tab", "report %bad/name_tab.yaml",
+            QStringLiteral("name_tab.yaml:1:7: error: name: the name contains the control character 0x09 (a tab)"));
+        row("name of dots", "synth %bad/name_dot.yaml --out %tmp",
+            QStringLiteral("name_dot.yaml:1:7: error: name: name \".\" must not be only dots"));
+        // 218 = kMaxNameBytes + 1, from 255 - 38 (configvalidator.h).
+        row("--name too long", qPrintable(QStringLiteral("report tiny --name ") + QString(218, QLatin1Char('n'))),
+            QStringLiteral("<command line>: error: name: the name is 218 bytes, more than the 217"));
+        // Found by synthesis, not by the validator: still at the key, with the key's value.
+        row("overflow in synthesis", "report %bad/overflow_hidden.yaml",
+            QStringLiteral("overflow_hidden.yaml:5:11: error: model.hidden: hidden=2000000000 is too large: "));
+        row("overflow in synthesis, synth", "synth %bad/overflow_hidden.yaml --out %tmp",
+            QStringLiteral("overflow_hidden.yaml:5:11: error: model.hidden: hidden=2000000000 is too large: "));
+        row("10 MB file", "report %big",
+            QStringLiteral("big.yaml: error: the config file is larger than the limit of 65536 bytes (64 KiB)"));
+        row("endless device", "report /dev/zero",
+            QStringLiteral("/dev/zero: error: is a character device, expected a YAML config file"));
+        row("FIFO", "report %fifo", QStringLiteral("pipe.yaml: error: is a FIFO (named pipe)"));
+        row("--gpus 0", "sweep tiny --gpus 0", QStringLiteral("--gpus: 0 is out of range: expected 1 \u2026 16777216"));
+        row("--dp past int64", "report tiny --dp 99999999999999999999",
+            QStringLiteral("--dp: 99999999999999999999 is out of range: expected 1 \u2026 2147483647"));
+        row("--dp not a number", "report tiny --dp 0x10",
+            QStringLiteral("--dp: expected an integer 1 \u2026 2147483647, found \"0x10\""));
+        // Decimal, not CLI11's octal: 010 is dp=10 (tiny: global_batch 4, micro_batch 2).
+        row("--dp 010", "report tiny --dp 010", QStringLiteral("micro_batch*dp = 2*10 = 20"));
+        row("--zero 4", "report tiny --zero 4", QStringLiteral("--zero: 4 is out of range: expected 0 \u2026 3"));
+        row("--rank past int64", "report tiny --rank 99999999999999999999",
+            QStringLiteral("--rank: 99999999999999999999 is out of range: expected 0 \u2026 16777215"));
+    }
+
+    void badInput()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (QString& arg : args) {
+            if (arg == QLatin1String("%big")) {
+                // python3 -c "print('[' + '1,'*5000000 + '1]')" > big.yaml
+                arg = dir.filePath(QStringLiteral("big.yaml"));
+                QFile f(arg);
+                QVERIFY(f.open(QIODevice::WriteOnly));
+                f.write("[" + QByteArray("1,").repeated(5000000) + "1]\n");
+            } else if (arg == QLatin1String("%fifo")) {
+                arg = dir.filePath(QStringLiteral("pipe.yaml"));
+                QCOMPARE(::mkfifo(QFile::encodeName(arg).constData(), 0600), 0);
+            } else if (arg == QLatin1String("%tmp")) {
+                arg = dir.filePath(QStringLiteral("out"));
+            } else if (arg.startsWith(QLatin1String("%bad/"))) {
+                arg = QStringLiteral(STAGECRAFT_TEST_DATA "/config/bad/") + arg.mid(5);
+            }
+        }
+        const Run r = runStagecraft(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("out")))); // nothing written
     }
 
     void stageCommandLine()

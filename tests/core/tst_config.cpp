@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "config/config.h"
 #include "config/configloader.h"
+#include "config/configlocations.h"
 #include "config/configvalidator.h"
 #include "config/configwriter.h"
 #include "config/diagnostic.h"
@@ -9,9 +10,11 @@
 
 #include <QDir>
 #include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
 #include <functional>
+#include <sys/stat.h>
 
 using namespace stagecraft;
 
@@ -97,6 +100,11 @@ private Q_SLOTS:
     void diagnosticToString();
     void configOrPreset();
     void unreadableInput();
+    void inputLimits_data();
+    void inputLimits();
+    void yamlText_data();
+    void yamlText();
+    void synthesisAnchoring();
 };
 
 void TestConfig::presetList()
@@ -270,7 +278,7 @@ void TestConfig::roundTrip_data()
         c.parallelism.virtualStages = 2;
         c.parallelism.rankOrder = { MeshAxis::Dp, MeshAxis::Tp, MeshAxis::Cp, MeshAxis::Ep, MeshAxis::Pp };
         c.parallelism.gradientBucketBytes = (int64_t(25) << 20) + 1; // not a whole MiB
-        c.cluster.gpu = "a100 \"80gb\"";
+        c.cluster.gpu = "a100-80gb"; // cluster.gpu must name a GPU preset
         c.cluster.gpusPerNode = 4;
         c.cluster.intraNodeBandwidthGbps = 123.456;
         c.cluster.interNodeBandwidthGbps = 1e-3;
@@ -456,6 +464,11 @@ void TestConfig::suggestions_data()
     QTest::newRow("long word, 3 edits") << QStringLiteral("paralelizn")
                                         << QStringList { QStringLiteral("model"), QStringLiteral("parallelism") }
                                         << QStringLiteral("parallelism") << 3;
+    // A prefix of exactly one candidate wins over one edit: "h100" is 1 from "h200", 4 from "h100-sxm".
+    const QStringList gpus { QStringLiteral("a100-80gb"), QStringLiteral("b200"), QStringLiteral("h100-sxm"),
+        QStringLiteral("h200") };
+    QTest::newRow("prefix") << QStringLiteral("h100") << gpus << QStringLiteral("h100-sxm") << 4;
+    QTest::newRow("prefix, any case") << QStringLiteral("A100") << gpus << QStringLiteral("a100-80gb") << 6;
     // kitten -> sitting is the textbook Levenshtein example (3 edits); 3 > 6 / 3, so no suggestion.
     QTest::newRow("too far") << QStringLiteral("kitten") << QStringList { QStringLiteral("sitting") } << QString() << 3;
 }
@@ -532,6 +545,20 @@ void TestConfig::badFiles_data()
     row("virtual_stages", 7, 19, "parallelism.virtual_stages", "needs schedule interleaved, found schedule 1f1b", 1);
     row("pp_layers", 6, 7, "parallelism.pp", "pp=4 exceeds layers=2", 1);
     row("empty_value", 3, 3, "model.layers", "expected a positive integer, found nothing", 1);
+    // The GPU presets are the files of resources/gpus; "h100" begins exactly one of them.
+    row("unknown_gpu", 6, 8, "cluster.gpu",
+        "unknown GPU \"h100\"; known GPUs: a100-80gb, b200, h100-sxm, h200; did you mean 'h100-sxm'?", 1);
+    // yaml-cpp alone reads the last line as name "abc " and the mid-file quote as a value of five lines.
+    row("quote_last_line", 5, 7, "name",
+        "unterminated quoted string: the \" opened here is not closed on this line (add the closing \"", 1);
+    row("quote_mid_file", 4, 8, "cluster.gpu", "unterminated quoted string: the ' opened here is not closed", 1);
+    row("second_document", 5, 1, "", "a second YAML document starts here; a config is one document", 1);
+    // \t and \0 are YAML escapes inside double quotes: the value holds a tab (0x09) and a NUL (0x00).
+    row("name_tab", 1, 7, "name", "the name contains the control character 0x09 (a tab); it names output files", 1);
+    row("name_nul", 1, 7, "name", "the name contains the control character 0x00 (NUL)", 1);
+    row("name_dot", 1, 7, "name", "name \".\" must not be only dots", 1);
+    // 255 - 38 (kMaxNameBytes' derivation in configvalidator.h) = 217 bytes fit; the file's name has 218.
+    row("name_too_long", 1, 7, "name", "the name is 218 bytes, more than the 217 that fit in a file name", 1);
     row("hf_alias", 3, 3, "model.num_attention_heads", "did you mean 'heads'?", 1);
     row("not_a_mapping", 1, 1, "", "expected a mapping with the sections", 1);
     row("unknown_preset", 2, 11, "model.preset", "unknown preset \"llama3-9b\"", 1);
@@ -855,6 +882,155 @@ void TestConfig::unreadableInput()
     QCOMPARE(errorCount(empty.diagnostics), 2);
     QVERIFY(findDiagnostic(empty.diagnostics, "model", "missing required section 'model'"));
     QVERIFY(findDiagnostic(empty.diagnostics, "training.global_batch", "missing required key 'global_batch'"));
+}
+
+void TestConfig::inputLimits_data()
+{
+    QTest::addColumn<QString>("path"); // "%big": a file of `bytes` bytes, "%fifo": a FIFO, both made here
+    QTest::addColumn<qint64>("bytes");
+    QTest::addColumn<QString>("reason");
+    const QString limit = QStringLiteral("larger than the limit of 65536 bytes (64 KiB) for a config");
+    QTest::newRow("one byte over") << QStringLiteral("%big") << qint64(65536 + 1) << limit;
+    // python3 -c "print('[' + '1,'*5000000 + '1]')": the 10 MB one-line list of the bug report.
+    QTest::newRow("10 MB list") << QStringLiteral("%big") << qint64(2 * 5000000 + 3) << limit;
+    QTest::newRow("directory") << QStringLiteral(STAGECRAFT_TEST_DATA "/config") << qint64(0)
+                               << QStringLiteral("is a directory, expected a YAML config file (a regular file)");
+    QTest::newRow("character device, endless") << QStringLiteral("/dev/zero") << qint64(0)
+                                               << QStringLiteral("is a character device, expected a YAML config file");
+    QTest::newRow("FIFO without a writer") << QStringLiteral("%fifo") << qint64(0)
+                                           << QStringLiteral("is a FIFO (named pipe), expected a YAML config file");
+}
+
+void TestConfig::inputLimits()
+{
+    QFETCH(QString, path);
+    QFETCH(qint64, bytes);
+    QFETCH(QString, reason);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    if (path == QLatin1String("%big")) {
+        path = dir.filePath(QStringLiteral("big.yaml"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QByteArray text = "[" + QByteArray("1,").repeated(int((bytes - 3) / 2)) + "1]";
+        text.append(QByteArray(int(bytes - text.size()), '\n'));
+        QCOMPARE(file.write(text), bytes);
+    } else if (path == QLatin1String("%fifo")) {
+        path = dir.filePath(QStringLiteral("pipe.yaml"));
+        QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+    }
+    // Through the file and the preset-or-file entry points (the CLI's): both must return, not block or read on.
+    for (const ConfigResult& result : { loadConfigFile(path.toStdString()), loadConfigOrPreset(path.toStdString()) }) {
+        QVERIFY(!result.config);
+        QCOMPARE(result.diagnostics.size(), size_t(1));
+        QCOMPARE(qs(result.diagnostics.front().file), path);
+        QVERIFY2(qs(result.diagnostics.front().message).contains(reason), qPrintable(dump(result.diagnostics)));
+    }
+
+    // Text is held to the same limit; a config of exactly the limit loads.
+    std::string text = kTinyText;
+    text += "#" + std::string(kMaxConfigBytes - text.size() - 2, '-') + "\n";
+    QCOMPARE(text.size(), kMaxConfigBytes);
+    const ConfigResult atLimit = loadConfigText(text, "limit.yaml");
+    QVERIFY2(atLimit.config, qPrintable(dump(atLimit.diagnostics)));
+    text += "\n";
+    const ConfigResult over = loadConfigText(text, "over.yaml");
+    QVERIFY(!over.config);
+    QVERIFY(findDiagnostic(over.diagnostics, "", "the config is 65537 bytes, more than the limit of 65536 bytes"));
+}
+
+void TestConfig::yamlText_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("line"); // 0: the text loads
+    QTest::addColumn<int>("column");
+    QTest::addColumn<QString>("keyPath");
+    QTest::addColumn<QString>("reason");
+    const QString tiny = QString::fromUtf8(kTinyText); // lines 1-4
+    const QString open = QStringLiteral("unterminated quoted string: the \" opened here");
+    const QString openSingle = QStringLiteral("unterminated quoted string: the ' opened here");
+    const QString second = QStringLiteral("a second YAML document starts here");
+    QTest::newRow("open quote, last line, newline")
+        << tiny + QLatin1String("name: \"abc\n") << 5 << 7 << QStringLiteral("name") << open;
+    QTest::newRow("open quote, last line, no newline")
+        << tiny + QLatin1String("name: \"abc") << 5 << 7 << QStringLiteral("name") << open;
+    QTest::newRow("open quote, first line")
+        << QLatin1String("name: \"abc\n") + tiny << 1 << 7 << QStringLiteral("name") << open;
+    QTest::newRow("open quote, nested key") << tiny + QLatin1String("cluster:\n  gpus_per_node: 8\n  gpu: 'h100\n") << 7
+                                            << 8 << QStringLiteral("cluster.gpu") << openSingle;
+    QTest::newRow("open quote in a flow list")
+        << tiny + QLatin1String("parallelism:\n  rank_order: [tp, \"cp, ep, dp, pp]\n") << 6 << 20
+        << QStringLiteral("parallelism.rank_order") << open;
+    QTest::newRow("escaped quote does not close")
+        << tiny + QLatin1String("name: \"a\\\"\n") << 5 << 7 << QStringLiteral("name") << open;
+    QTest::newRow("quote spanning lines")
+        << tiny + QLatin1String("name: \"a\n  b\"\n") << 5 << 7 << QStringLiteral("name") << open;
+    QTest::newRow("second document") << tiny + QLatin1String("---\nname: b\n") << 5 << 1 << QString() << second;
+    QTest::newRow("empty second document") << tiny + QLatin1String("--- \n") << 5 << 1 << QString() << second;
+    QTest::newRow("document after '...'") << tiny + QLatin1String("...\nname: b\n") << 6 << 1 << QString() << second;
+    // yaml-cpp ends the document at a stray ',' and would read the rest as endless empty documents (found by
+    // fuzz_config_loader: YAML::LoadAll never returned).
+    QTest::newRow("stray comma before the first key")
+        << QLatin1String(",\n") + tiny << 1 << 1 << QString() << QStringLiteral("malformed YAML: the document ends");
+    // Accepted: quotes that are not quoted scalars, a leading '---', a closing '...', quotes in a block scalar.
+    QTest::newRow("leading ---") << QLatin1String("%YAML 1.2\n---\n") + tiny << 0 << 0 << QString() << QString();
+    QTest::newRow("closing ...") << tiny + QLatin1String("...\n# done\n") << 0 << 0 << QString() << QString();
+    QTest::newRow("quote inside a plain value")
+        << tiny + QLatin1String("name: it's \"x\n") << 0 << 0 << QString() << QString();
+    QTest::newRow("quote in a comment") << tiny + QLatin1String("# it's \"quoted\nname: a # \"\n") << 0 << 0
+                                        << QString() << QString();
+    QTest::newRow("'' inside single quotes")
+        << tiny + QLatin1String("name: 'it''s'\n") << 0 << 0 << QString() << QString();
+    QTest::newRow("block scalar") << tiny + QLatin1String("name: >-\n  run \"one\n  ---\n") << 0 << 0 << QString()
+                                  << QString();
+}
+
+void TestConfig::yamlText()
+{
+    QFETCH(QString, text);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    QFETCH(QString, keyPath);
+    QFETCH(QString, reason);
+    const ConfigResult result = loadConfigText(text.toStdString(), "t.yaml");
+    if (line == 0) {
+        QVERIFY2(result.config, qPrintable(dump(result.diagnostics)));
+        return;
+    }
+    QVERIFY(!result.config);
+    QCOMPARE(errorCount(result.diagnostics), 1);
+    const Diagnostic* d = findDiagnostic(result.diagnostics, keyPath.toStdString(), reason.toStdString());
+    QVERIFY2(d, qPrintable(dump(result.diagnostics)));
+    QCOMPARE(d->line, line);
+    QCOMPARE(d->column, column);
+}
+
+void TestConfig::synthesisAnchoring()
+{
+    // A loaded config knows where each key was given, also for keys from a preset or --set.
+    const ConfigResult result =
+        loadConfigText(std::string(kTinyText) + "parallelism:\n  tp: 2\n", "a.yaml", { "training.micro_batch=1" });
+    QVERIFY2(result.config, qPrintable(dump(result.diagnostics)));
+    const std::shared_ptr<const ConfigLocations> where = result.config->origin.locations;
+    QVERIFY(where);
+    QCOMPARE(where->find("parallelism.tp").line, 6);
+    QCOMPARE(where->find("parallelism.tp").column, 7);
+    QCOMPARE(where->find("model.hidden").line, 2); // from the preset: at "tiny"
+    QCOMPARE(where->find("model.hidden").column, 11);
+    QCOMPARE(qs(where->find("training.micro_batch").file), QStringLiteral("<command line>"));
+    QCOMPARE(where->find("cluster.gpu").line, 0); // not given at all
+    QCOMPARE(qs(where->find("cluster.gpu").file), QStringLiteral("a.yaml"));
+
+    std::vector<Diagnostic> problems { { Severity::Error, {}, 0, 0, "parallelism.tp", "x" },
+        { Severity::Error, "b.yaml", 9, 9, "parallelism.tp", "y" } };
+    anchorDiagnostics(*result.config, problems);
+    QCOMPARE(qs(problems[0].toString()), QStringLiteral("a.yaml:6:7: error: parallelism.tp: x"));
+    QCOMPARE(qs(problems[1].toString()), QStringLiteral("b.yaml:9:9: error: parallelism.tp: y")); // kept
+
+    // The origin is not part of the value.
+    Config copy = *result.config;
+    copy.origin = {};
+    QVERIFY(copy == *result.config);
 }
 
 QTEST_GUILESS_MAIN(TestConfig)

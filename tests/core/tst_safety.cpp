@@ -195,7 +195,7 @@ void TestSafety::commands_data()
         << QStringLiteral("is never replaced") << L({ "symlink {d}/s/w.0.et", "chardev /dev/null" });
     QTest::newRow("name too long for its temporary")
         << QStringList {} << (L({ "synth", "tiny", "--out", "{d}/l", "--name" }) << QString(240, QLatin1Char('x')))
-        << false << 2 << QStringLiteral("is too long") << QStringList {};
+        << false << 2 << QStringLiteral("fit in a file name") << QStringList {};
 }
 
 void TestSafety::commands()

@@ -18,4 +18,13 @@ inline std::shared_ptr<const SynthesisResult> synth(const char* preset, const QS
     return synth(std::string(preset), sets);
 }
 
+/// A copy of `result` whose config names `gpu`, e.g. one that is no GPU preset (which the config loader refuses),
+/// for the views' handling of an estimate that cannot run.
+inline std::shared_ptr<const SynthesisResult> withGpu(std::shared_ptr<const SynthesisResult> result, const char* gpu)
+{
+    auto copy = std::make_shared<SynthesisResult>(*result);
+    copy->config.cluster.gpu = gpu;
+    return copy;
+}
+
 } // namespace stagecraft::test

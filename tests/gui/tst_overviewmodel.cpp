@@ -20,6 +20,7 @@
 
 using namespace stagecraft;
 using stagecraft::test::synth;
+using stagecraft::test::withGpu;
 
 namespace {
 
@@ -326,7 +327,8 @@ private Q_SLOTS:
         view.resize(1400, 800);
         view.show();
         QSignalSpy available(&view, &OverviewView::estimateAvailable);
-        view.setResult(synth("tiny", { QStringLiteral("cluster.gpu=v100") }));
+        view.setResult(
+            withGpu(synth("tiny", QStringList()), "v100")); // the loader refuses v100: changed after synthesis
         QVERIFY(available.wait(60000));
         std::string error;
         QVERIFY(!gpuForConfig(view.model()->result()->config, error));
