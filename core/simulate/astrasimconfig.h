@@ -35,7 +35,10 @@ struct AstraSimSetup
     double localMemBwGBps = 0; ///< system "local-mem-bw" (ASTRA-sim multiplies by 1e9): HBM bandwidth
     std::vector<AstraSimNetworkDim> dims; ///< dim 1 = inside a node, dim 2 = across nodes
     int64_t datasetSplits = 1; ///< "preferred-dataset-splits": chunks per collective
-    int64_t endpointDelayNs = 0; ///< "endpoint-delay": fixed cost per message at the endpoints
+    /// "endpoint-delay": fixed cost per message at the endpoints. 1 ns, not 0: with 0 a message of a few bytes
+    /// (a ZeRO-3 gather of norm weights) is delivered at the current tick, and ASTRA-sim's analytical event queue
+    /// aborts (`Assertion current_event_list.get_event_time() > current_time`; llama3-8b dp8 ZeRO-3).
+    int64_t endpointDelayNs = 1;
     bool trackLocalMem = false; ///< "track-local-mem": per-rank tensor liveness from inputs/outputs attributes
 };
 
