@@ -283,34 +283,27 @@ ReplaySummary TraceReplay::finish(std::vector<TraceFinding>& findings)
         }
         anchor[i] = m_kind[i] == Kind::Compute ? static_cast<int64_t>(i) : a;
     }
-    for (auto& [kind, entry] : escapes) {
-        TraceFinding f;
-        f.severity = FindingSeverity::Error;
-        f.check = "escapes-phase";
-        f.subject = kindName(kind);
-        f.count = entry.first;
-        f.examples = std::move(entry.second);
-        f.message = std::to_string(entry.first) + " " + kindName(kind)
-            + " node(s) do not wait, through their dependencies, for the compute node before them in the file, and "
-              "a consumer that runs nodes as soon as they are ready (ASTRA-sim) starts them first: they run outside "
-              "their place in the schedule, e.g. "
-            + f.examples.front();
+    auto report = [&](auto& byKind, FindingSeverity severity, const char* check, const char* what) {
+        for (auto& [kind, entry] : byKind) {
+            TraceFinding f;
+            f.severity = severity;
+            f.check = check;
+            f.subject = kindName(kind);
+            f.count = entry.first;
+            f.examples = std::move(entry.second);
+            f.message = std::to_string(entry.first) + " " + kindName(kind) + what + f.examples.front();
+            findings.push_back(std::move(f));
+        }
+    };
+    report(escapes, FindingSeverity::Error, "escapes-phase",
+        " node(s) do not wait, through their dependencies, for the compute node before them in the file, and a "
+        "consumer that runs nodes as soon as they are ready (ASTRA-sim) starts them first: they run outside their "
+        "place in the schedule, e.g. ");
+    report(unordered, FindingSeverity::Note, "order-by-timing",
+        " node(s) do not wait for the compute node before them in the file but run after it in the replay (their "
+        "place holds by timing only), e.g. ");
+    for (const auto& [kind, entry] : escapes)
         out.escapes += entry.first;
-        findings.push_back(std::move(f));
-    }
-    for (auto& [kind, entry] : unordered) {
-        TraceFinding f;
-        f.severity = FindingSeverity::Note;
-        f.check = "order-by-timing";
-        f.subject = kindName(kind);
-        f.count = entry.first;
-        f.examples = std::move(entry.second);
-        f.message = std::to_string(entry.first) + " " + kindName(kind)
-            + " node(s) do not wait for the compute node before them in the file but run after it in the replay "
-              "(their place holds by timing only), e.g. "
-            + f.examples.front();
-        findings.push_back(std::move(f));
-    }
 
     if (!m_allListed)
         return out;

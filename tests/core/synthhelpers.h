@@ -6,7 +6,11 @@
 #include "synthesis/synthesis.h"
 
 #include <QtTest>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,5 +40,42 @@ inline std::vector<std::string> operator+(std::vector<std::string> a, const std:
     a.insert(a.end(), b.begin(), b.end());
     return a;
 }
+
+/// The whole content of a file ("" if it cannot be read).
+inline std::string readFile(const std::filesystem::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// A fresh folder under /tmp, removed with everything in it when the object goes.
+class TempDir
+{
+public:
+    TempDir()
+    {
+        char pattern[] = "/tmp/stagecraft-test-XXXXXX";
+        if (const char* made = mkdtemp(pattern))
+            m_path = made;
+        else
+            qFatal("cannot create a temporary folder");
+    }
+    ~TempDir()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(m_path, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::filesystem::path& path() const
+    {
+        return m_path;
+    }
+
+private:
+    std::filesystem::path m_path;
+};
 
 } // namespace stagecraft::test

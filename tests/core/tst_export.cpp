@@ -21,14 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string readFile(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 /// Canonical text of a rank trace for golden files: one line per node, attributes in file order.
 std::string dumpTrace(const ChakraTrace& t)
 {
@@ -53,28 +45,6 @@ std::string dumpTrace(const ChakraTrace& t)
     }
     return out.str();
 }
-
-class TempDir
-{
-public:
-    TempDir()
-    {
-        char pattern[] = "/tmp/stagecraft-test-XXXXXX";
-        m_path = mkdtemp(pattern);
-    }
-    ~TempDir()
-    {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    const fs::path& path() const
-    {
-        return m_path;
-    }
-
-private:
-    fs::path m_path;
-};
 
 const std::vector<std::string> kTiny3d { "parallelism.dp=2", "parallelism.tp=2", "parallelism.pp=2" };
 

@@ -40,36 +40,6 @@ constexpr double kGiga = 1e9;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr int kSwitchHops = 2;
 
-std::string readFile(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-class TempDir
-{
-public:
-    TempDir()
-    {
-        char pattern[] = "/tmp/stagecraft-simulate-XXXXXX";
-        m_path = mkdtemp(pattern);
-    }
-    ~TempDir()
-    {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    const fs::path& path() const
-    {
-        return m_path;
-    }
-
-private:
-    fs::path m_path;
-};
-
 /// An executable shell script standing in for the simulator.
 fs::path writeScript(const fs::path& path, const std::string& body)
 {
