@@ -64,7 +64,7 @@ Command addReportCommand(CLI::App& app)
     auto state = std::make_shared<State>();
     CLI::App* cmd = app.add_subcommand("report", "Summarize a workload: parameters, FLOPs, per-class programs, memory");
     state->flags.add(cmd);
-    cmd->add_flag("--json", state->json, "Print the report JSON (DESIGN.md §4) instead of text");
+    cmd->add_flag("--json", state->json, "Print the report as JSON instead of text");
     cmd->add_option("--rank", state->rank, "Print one rank's program summary (groups, peers, bytes)")
         ->transform(integerIn(0, kMaxWorldSize - 1));
     cmd->add_flag("--dump", state->dump, "With --rank: print every node of the rank's class program");

@@ -54,7 +54,7 @@ std::string toYaml(const Config& c)
     const ClusterConfig& cl = c.cluster;
     auto integer = [](int64_t value) { return std::to_string(value); };
 
-    std::string out = "# Stagecraft workload config (every key written; see DESIGN.md section 2)\n";
+    std::string out = "# Stagecraft workload config (every key written; README: Configuration reference)\n";
     out += "name: " + quoted(c.name) + "\n";
     out += "model:\n";
     if (!m.preset.empty())
