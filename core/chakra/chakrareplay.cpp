@@ -332,6 +332,8 @@ ReplaySummary TraceReplay::finish(std::vector<TraceFinding>& findings)
                 continue;
             from = start[static_cast<size_t>(t.writer)];
         }
+        if (t.readBeforeWrite && t.lastReader < 0)
+            continue; // its readers never run (they sit on a dependency cycle): no lifetime to count
         delta[from] += static_cast<int64_t>(t.bytes);
         if (t.lastReader >= 0) {
             delta[end[static_cast<size_t>(t.lastReader)]] -= static_cast<int64_t>(t.bytes);

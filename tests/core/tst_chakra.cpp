@@ -313,6 +313,7 @@ private slots:
     void inspectFindings();
     void inspectGraphFacts();
     void replayMemoryPeak();
+    void fuzzRegressions();
     void inspectTotals();
     void deepGraphsAreIterative();
     void traceSetDefects_data();
@@ -1322,6 +1323,20 @@ void TestChakra::inspectFindings()
     // Findings come sorted: errors, then warnings, then notes.
     for (size_t i = 1; i < s.findings.size(); ++i)
         QVERIFY(s.findings[i - 1].severity <= s.findings[i].severity);
+}
+
+void TestChakra::fuzzRegressions()
+{
+    // tests/data/chakra/regressions/README.md: a trace with duplicate ids, a dangling dependency and a cycle whose
+    // nodes read tensors before any write. Its readers never run, so those tensors have no lifetime at all.
+    const fs::path path = s_chakraData / "regressions" / "replay-unrun-reader.et";
+    std::string readError;
+    const TraceSummary s = inspectTraceFile(path, &readError);
+    QVERIFY2(readError.empty(), readError.c_str());
+    QCOMPARE(s.nodeCount, uint64_t(306));
+    QVERIFY(findCheck(s.findings, "cycle"));
+    QVERIFY(findCheck(s.findings, "duplicate-id"));
+    QVERIFY(s.replayTensorPeakBytes.has_value());
 }
 
 void TestChakra::replayMemoryPeak()
