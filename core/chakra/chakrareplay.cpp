@@ -88,7 +88,7 @@ void TraceReplay::add(const ChakraNode& node)
     m_deps.insert(m_deps.end(), node.ctrlDeps.begin(), node.ctrlDeps.end());
     m_depStart.push_back(m_deps.size());
     m_names.append(node.name, 0, std::min<size_t>(node.name.size(), 96));
-    m_nameStart.push_back(static_cast<uint32_t>(m_names.size()));
+    m_nameStart.push_back(m_names.size());
 
     const ChakraAttribute* ins = node.attr("inputs");
     const ChakraAttribute* outs = node.attr("outputs");

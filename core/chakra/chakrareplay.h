@@ -85,7 +85,7 @@ private:
     std::vector<double> m_durationS;
     std::vector<uint64_t> m_depStart { 0 };
     std::vector<uint64_t> m_deps;
-    std::vector<uint32_t> m_nameStart { 0 };
+    std::vector<uint64_t> m_nameStart { 0 };
     std::string m_names;
     // Tensor lists: per node, reads and writes as tensor indices.
     bool m_allListed = true;
