@@ -66,46 +66,50 @@ namespace {
         ::close(fd);
     }
 
-    void writeReplacing(const std::string& target, std::string_view bytes)
-    {
-        namespace fs = std::filesystem;
-        const fs::path final(target);
-        if (final.filename().empty())
-            fail("cannot write " + quoted(target) + ": not a file name", 0);
-        const fs::path dir = final.has_parent_path() ? final.parent_path() : fs::path(".");
-        // The temporary name is ours (pid + counter, O_EXCL) and short enough for any final name that fits.
-        static std::atomic<uint64_t> s_counter { 0 };
-        std::string base = "." + final.filename().string();
-        if (base.size() > 200)
-            base.resize(200);
-        fs::path tmp;
-        int fd = -1;
-        for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-            tmp = dir / (base + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(s_counter++));
-            fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-            if (fd < 0 && errno != EEXIST)
-                fail("cannot create a temporary file in " + quoted(dir.string()) + " for " + quoted(target), errno);
-        }
-        if (fd < 0)
-            fail("cannot create a temporary file in " + quoted(dir.string()) + " for " + quoted(target), EEXIST);
-        auto abandon = [&](const std::string& what, int err) {
-            if (fd >= 0)
-                ::close(fd);
-            ::unlink(tmp.c_str());
-            fail(what, err);
-        };
-        try {
-            writeAll(fd, bytes, quoted(tmp.string()));
-        } catch (const OutputError& e) {
-            abandon(e.what(), 0);
-        }
-        const int closed = ::close(fd);
-        fd = -1;
-        if (closed != 0)
-            abandon("cannot close " + quoted(tmp.string()), errno);
-        if (::rename(tmp.c_str(), final.c_str()) != 0)
-            abandon("cannot rename " + quoted(tmp.string()) + " to " + quoted(target), errno);
+} // namespace
+
+void replaceFileAtomically(const std::string& target, std::string_view bytes, unsigned mode)
+{
+    namespace fs = std::filesystem;
+    const fs::path final(target);
+    if (final.filename().empty())
+        fail("cannot write " + quoted(target) + ": not a file name", 0);
+    const fs::path dir = final.has_parent_path() ? final.parent_path() : fs::path(".");
+    // The temporary name is ours (pid + counter, O_EXCL) and short enough for any final name that fits.
+    static std::atomic<uint64_t> s_counter { 0 };
+    std::string base = "." + final.filename().string();
+    if (base.size() > 200)
+        base.resize(200);
+    fs::path tmp;
+    int fd = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+        tmp = dir / (base + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(s_counter++));
+        fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
+        if (fd < 0 && errno != EEXIST)
+            fail("cannot create a temporary file in " + quoted(dir.string()) + " for " + quoted(target), errno);
     }
+    if (fd < 0)
+        fail("cannot create a temporary file in " + quoted(dir.string()) + " for " + quoted(target), EEXIST);
+    auto abandon = [&](const std::string& what, int err) {
+        if (fd >= 0)
+            ::close(fd);
+        ::unlink(tmp.c_str());
+        fail(what, err);
+    };
+    try {
+        writeAll(fd, bytes, quoted(tmp.string()));
+    } catch (const OutputError& e) {
+        abandon(e.what(), 0);
+    }
+    const int closed = ::close(fd);
+    fd = -1;
+    if (closed != 0)
+        abandon("cannot close " + quoted(tmp.string()), errno);
+    if (::rename(tmp.c_str(), final.c_str()) != 0)
+        abandon("cannot rename " + quoted(tmp.string()) + " to " + quoted(target), errno);
+}
+
+namespace {
 
     const char* typeName(mode_t mode)
     {
@@ -159,7 +163,7 @@ void writeOutputFile(const std::string& path, std::string_view bytes)
     if (plan.kind == OutputKind::Stream)
         writeStream(plan.target, bytes);
     else
-        writeReplacing(plan.target, bytes);
+        replaceFileAtomically(plan.target, bytes);
 }
 
 } // namespace stagecraft

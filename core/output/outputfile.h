@@ -39,6 +39,11 @@ struct OutputPlan
 /// How `path` would be written, by the rule above. Throws OutputError for a path that is refused.
 OutputPlan planOutput(const std::string& path);
 
+/// The Replace step alone: `bytes` go to a temporary file next to `target` (`.<name>.tmp-<pid>-<n>`, created
+/// exclusively with permission bits `mode` before the umask), renamed onto `target` when complete; on failure the
+/// temporary is removed. No policy about what `target` is: callers decide that. Throws OutputError.
+void replaceFileAtomically(const std::string& target, std::string_view bytes, unsigned mode = 0666);
+
 /// Writes `bytes` to `path` by the rule above. Throws OutputError.
 void writeOutputFile(const std::string& path, std::string_view bytes);
 
