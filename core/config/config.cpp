@@ -55,6 +55,17 @@ const char* toString(Schedule s)
     return "?";
 }
 
+const char* toString(AttentionKernel a)
+{
+    switch (a) {
+    case AttentionKernel::Flash:
+        return "flash";
+    case AttentionKernel::Eager:
+        return "eager";
+    }
+    return "?";
+}
+
 const char* toString(MeshAxis a)
 {
     switch (a) {

@@ -27,6 +27,12 @@ enum class Recompute
     Selective,
     Full
 };
+/// Core attention kernel (YAML `model.attention`).
+enum class AttentionKernel
+{
+    Flash, ///< fused (FlashAttention): keeps the output and the fp32 log-sum-exp, recomputes the scores in backward
+    Eager ///< unfused: materialises the S x S scores and probabilities and keeps them for backward
+};
 enum class Schedule
 {
     GPipe,
@@ -64,6 +70,20 @@ struct ModelConfig
     bool causalMask = true; ///< attention FLOPs of a causal kernel (half the S x S work); false = full S x S
     bool tiedEmbeddings = false; ///< output head shares the input embedding matrix (GPT-3 does)
     double ropeTheta = 0; ///< informational (llama/moe); does not change costs
+    AttentionKernel attention = AttentionKernel::Flash;
+    int64_t headDim = 0; ///< per-head size of q and k (and v without MLA); 0 = hidden / heads
+    bool qkNorm = false; ///< RMSNorm over each head of q and k before RoPE (Qwen3)
+    bool qkvBias = false; ///< the q, k and v projections have a bias (Qwen2); gpt always has biases
+    // Multi-head latent attention (DeepSeek-V2/V3), used when kvLoraRank > 0 (llama and moe families).
+    int64_t qLoraRank = 0; ///< rank of the compressed query; 0 = q projected from the hidden state directly
+    int64_t kvLoraRank = 0; ///< rank of the compressed key/value latent; > 0 selects MLA
+    int64_t qkNopeHeadDim = 0; ///< per-head q/k size without rotary embedding
+    int64_t qkRopeHeadDim = 0; ///< per-head q/k size with rotary embedding (the rotary key is shared by all heads)
+    int64_t vHeadDim = 0; ///< per-head value size
+    int64_t firstDenseLayers = 0; ///< moe only: the first layers use a dense FFN of ffnHidden (DeepSeek-V3: 3)
+    int64_t mtpModules = 0; ///< multi-token prediction modules after the last layer (DeepSeek-V3: 1)
+    double moeCapacityFactor = 0; ///< moe only: tokens an expert takes, as a multiple of the mean; 0 = dropless
+    double moeRoutingImbalance = 1; ///< moe only: the hottest expert's tokens / the mean (1 = uniform routing)
 
     friend bool operator==(const ModelConfig&, const ModelConfig&) = default;
 };
@@ -76,6 +96,8 @@ struct TrainingConfig
     Precision precision = Precision::Bf16; ///< 16-bit means mixed precision with fp32 master weights
     std::string optimizer = "adam";
     Recompute recompute = Recompute::None;
+    Precision mainGradDtype = Precision::Fp32; ///< gradient accumulation buffer (Megatron's main_grad)
+    Precision gradReduceDtype = Precision::Fp32; ///< dtype of the data-parallel gradient reduction
 
     friend bool operator==(const TrainingConfig&, const TrainingConfig&) = default;
 };
@@ -94,6 +116,11 @@ struct ParallelismConfig
     int64_t virtualStages = 1; ///< > 1 only with the interleaved schedule
     std::vector<MeshAxis> rankOrder { MeshAxis::Tp, MeshAxis::Cp, MeshAxis::Ep, MeshAxis::Dp, MeshAxis::Pp };
     int64_t gradientBucketBytes = 0; ///< data-parallel gradient bucket size; 0 = one bucket per layer
+    int64_t expertTp = 0; ///< tensor parallelism of the routed experts (Megatron's expert_tensor_parallel_size); 0 = tp
+    int64_t firstStageLayers = 0; ///< decoder layers on the first pipeline stage; 0 = an even split
+    int64_t lastStageLayers = 0; ///< decoder layers on the last pipeline stage; 0 = an even split
+    bool embeddingInSplit = false; ///< the embedding counts as a layer when splitting the pipeline
+    bool lossInSplit = false; ///< the LM head and loss count as a layer when splitting the pipeline
 
     int64_t worldSize() const
     {
@@ -155,6 +182,7 @@ const char* toString(Family f);
 const char* toString(Precision p);
 const char* toString(Recompute r);
 const char* toString(Schedule s);
+const char* toString(AttentionKernel a);
 const char* toString(MeshAxis a);
 
 /// Bytes per element of a precision's compute dtype (fp32: 4, fp16/bf16: 2).

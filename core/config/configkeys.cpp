@@ -40,6 +40,36 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "The output head shares the input embedding matrix (GPT-3 does). With `pp` > 1 the embedding-gradient "
             "all-reduce between the first and last stage is not modelled (a warning says so)." },
         { "model.rope_theta", "0", false, "RoPE base (llama, moe). Informational: it does not change any cost." },
+        { "model.attention", "flash", false,
+            "Core attention kernel: `flash` (fused, FlashAttention: keeps its output and the fp32 log-sum-exp, no "
+            "S x S tensor; the backward recomputes the scores) or `eager` (materialises and keeps the S x S scores "
+            "and probabilities)." },
+        { "model.head_dim", "0", false,
+            "Size of each query/key/value head; 0 = `hidden/heads`. Qwen3 uses 128 with hidden 4096 and 64 heads." },
+        { "model.qk_norm", "false", false, "RMSNorm over each query and key head before RoPE (Qwen3)." },
+        { "model.qkv_bias", "false", false, "The query, key and value projections have a bias (Qwen2; gpt always)." },
+        { "model.q_lora_rank", "0", false,
+            "Multi-head latent attention: rank of the compressed query (DeepSeek-V3: 1536); 0 = a full-rank query "
+            "projection." },
+        { "model.kv_lora_rank", "0", false,
+            "Multi-head latent attention (DeepSeek-V2/V3) when > 0: rank of the compressed key/value latent that is "
+            "cached and projected up per head (DeepSeek-V3: 512)." },
+        { "model.qk_nope_head_dim", "0", false, "MLA: per-head query/key size without RoPE (DeepSeek-V3: 128)." },
+        { "model.qk_rope_head_dim", "0", false,
+            "MLA: per-head query/key size with RoPE; the rotary key is one head shared by all (DeepSeek-V3: 64)." },
+        { "model.v_head_dim", "0", false, "MLA: per-head value size (DeepSeek-V3: 128)." },
+        { "model.first_dense_layers", "0", false,
+            "moe only: the first this many layers have a dense FFN of `ffn_hidden` instead of experts "
+            "(DeepSeek-V3: 3)." },
+        { "model.mtp_modules", "0", false,
+            "Multi-token prediction modules after the last layer (DeepSeek-V3: 1), each a decoder layer with its own "
+            "projection and norms, sharing the embedding and the output head; their parameters are reported apart." },
+        { "model.moe_capacity_factor", "0", false,
+            "moe only: the most tokens an expert takes, as a multiple of the mean (Megatron's "
+            "`moe_expert_capacity_factor`); 0 = dropless." },
+        { "model.moe_routing_imbalance", "1", false,
+            "moe only: tokens the hottest expert receives divided by the mean, at least 1; the hottest rank's "
+            "expert compute, memory and all-to-all bytes follow it (capped by the capacity factor). 1 = uniform." },
         { "training.global_batch", "", true,
             "Sequences per iteration over all data-parallel replicas. Divisible by `micro_batch*dp`." },
         { "training.micro_batch", "1", false,
@@ -52,6 +82,12 @@ const std::vector<ConfigKeyInfo>& configKeys()
         { "training.recompute", "none", false,
             "Activation recompute: `none`, `selective` (the core attention: scores, softmax, dropout, context) or "
             "`full` (each decoder layer's forward is re-run before its backward)." },
+        { "training.main_grad_dtype", "fp32", false,
+            "Gradient accumulation buffer (Megatron's `main_grad`): `fp32`, or the training precision. 16-bit "
+            "training with fp32 main gradients keeps 2 + 4 + 12 = 18 bytes per parameter." },
+        { "training.grad_reduce_dtype", "fp32", false,
+            "Dtype of the data-parallel gradient all-reduce / reduce-scatter: `fp32` (Megatron's default) or the "
+            "training precision (`--grad-reduce-in-bf16`)." },
         { "parallelism.dp", "1", false,
             "Data-parallel degree. World size is `dp*tp*pp*cp`; expert parallelism is carved out of dp." },
         { "parallelism.tp", "1", false,
@@ -80,6 +116,20 @@ const std::vector<ConfigKeyInfo>& configKeys()
         { "parallelism.gradient_bucket_mb", "0", false,
             "Data-parallel gradient bucket size in MiB (reduced once per iteration, after the last micro-batch); "
             "0 = one bucket per layer." },
+        { "parallelism.expert_tp", "0", false,
+            "Tensor parallelism of the routed experts (Megatron's `expert_tensor_parallel_size`); 0 = `tp`. Divides "
+            "`tp`." },
+        { "parallelism.first_stage_layers", "0", false,
+            "Decoder layers on the first pipeline stage (Megatron's `--decoder-first-pipeline-num-layers`); 0 = an "
+            "even split. The other stages share the rest evenly." },
+        { "parallelism.last_stage_layers", "0", false,
+            "Decoder layers on the last pipeline stage (`--decoder-last-pipeline-num-layers`); 0 = an even split." },
+        { "parallelism.account_for_embedding_in_pipeline_split", "false", false,
+            "The embedding counts as one layer when the layers are split over the stages, so the first stage gets one "
+            "decoder layer fewer (Megatron's flag of the same name)." },
+        { "parallelism.account_for_loss_in_pipeline_split", "false", false,
+            "The LM head and loss count as one layer when the layers are split over the stages, so the last stage "
+            "gets one decoder layer fewer." },
         { "cluster.gpu", "h100-sxm", false,
             "GPU preset for the step-time estimate: `a100-80gb`, `b200`, `h100-sxm` or `h200` (peak FLOP/s per "
             "dtype, HBM size and bandwidth)." },

@@ -30,17 +30,22 @@ namespace {
     constexpr int64_t kMaxInteger = kMaxConfigInteger;
     /// Largest gradient bucket (1 TiB), so that the size in bytes fits int64 comfortably.
     constexpr double kMaxBucketMiB = double(1 << 20);
+    /// Largest MoE capacity or imbalance factor (a factor above the expert count cannot matter).
+    constexpr double kMaxFactor = 1e6;
     /// Preset chains (a preset whose model names another preset) longer than this are reported as a cycle.
     constexpr size_t kMaxPresetDepth = 8;
 
     const std::vector<std::string_view> kTopKeys { "name", "model", "training", "parallelism", "cluster" };
     const std::vector<std::string_view> kModelKeys { "preset", "family", "layers", "hidden", "ffn_hidden", "heads",
         "kv_heads", "vocab", "seq_len", "experts", "top_k", "expert_ffn_hidden", "shared_expert_ffn_hidden",
-        "causal_mask", "tied_embeddings", "rope_theta" };
+        "causal_mask", "tied_embeddings", "rope_theta", "attention", "head_dim", "qk_norm", "qkv_bias", "q_lora_rank",
+        "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "first_dense_layers", "mtp_modules",
+        "moe_capacity_factor", "moe_routing_imbalance" };
     const std::vector<std::string_view> kTrainingKeys { "global_batch", "micro_batch", "precision", "optimizer",
-        "recompute" };
+        "recompute", "main_grad_dtype", "grad_reduce_dtype" };
     const std::vector<std::string_view> kParallelismKeys { "dp", "tp", "pp", "cp", "ep", "sequence_parallel", "zero",
-        "schedule", "virtual_stages", "rank_order", "gradient_bucket_mb" };
+        "schedule", "virtual_stages", "rank_order", "gradient_bucket_mb", "expert_tp", "first_stage_layers",
+        "last_stage_layers", "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split" };
     const std::vector<std::string_view> kClusterKeys { "gpu", "gpus_per_node", "intra_node_bandwidth_gbps",
         "inter_node_bandwidth_gbps" };
 
@@ -77,6 +82,15 @@ namespace {
         { "expert_parallel", "ep" },
         { "zero_stage", "zero" },
         { "virtual_pipeline_model_parallel_size", "virtual_stages" },
+        { "expert_tensor_parallel_size", "expert_tp" },
+        { "decoder_first_pipeline_num_layers", "first_stage_layers" },
+        { "decoder_last_pipeline_num_layers", "last_stage_layers" },
+        { "first_k_dense_replace", "first_dense_layers" },
+        { "num_nextn_predict_layers", "mtp_modules" },
+        { "mtp_num_layers", "mtp_modules" },
+        { "kv_channels", "head_dim" },
+        { "qk_layernorm", "qk_norm" },
+        { "moe_intermediate_size", "expert_ffn_hidden" },
     };
 
     template <typename Enum> struct EnumName
@@ -89,6 +103,8 @@ namespace {
         { "moe", Family::Moe } };
     const std::vector<EnumName<Precision>> kPrecisions { { "fp32", Precision::Fp32 }, { "fp16", Precision::Fp16 },
         { "bf16", Precision::Bf16 } };
+    const std::vector<EnumName<AttentionKernel>> kAttentionKernels { { "flash", AttentionKernel::Flash },
+        { "eager", AttentionKernel::Eager } };
     const std::vector<EnumName<Recompute>> kRecomputes { { "none", Recompute::None },
         { "selective", Recompute::Selective }, { "full", Recompute::Full } };
     const std::vector<EnumName<Schedule>> kSchedules { { "gpipe", Schedule::GPipe }, { "1f1b", Schedule::OneFOneB },
@@ -515,6 +531,21 @@ namespace {
             readBool(s.get("tied_embeddings"), "model.tied_embeddings", m.tiedEmbeddings);
             readNumber(
                 s.get("rope_theta"), "model.rope_theta", true, std::numeric_limits<double>::max(), {}, m.ropeTheta);
+            readEnum(s.get("attention"), "model.attention", kAttentionKernels, m.attention);
+            readInteger(s.get("head_dim"), "model.head_dim", 0, m.headDim);
+            readBool(s.get("qk_norm"), "model.qk_norm", m.qkNorm);
+            readBool(s.get("qkv_bias"), "model.qkv_bias", m.qkvBias);
+            readInteger(s.get("q_lora_rank"), "model.q_lora_rank", 0, m.qLoraRank);
+            readInteger(s.get("kv_lora_rank"), "model.kv_lora_rank", 0, m.kvLoraRank);
+            readInteger(s.get("qk_nope_head_dim"), "model.qk_nope_head_dim", 0, m.qkNopeHeadDim);
+            readInteger(s.get("qk_rope_head_dim"), "model.qk_rope_head_dim", 0, m.qkRopeHeadDim);
+            readInteger(s.get("v_head_dim"), "model.v_head_dim", 0, m.vHeadDim);
+            readInteger(s.get("first_dense_layers"), "model.first_dense_layers", 0, m.firstDenseLayers);
+            readInteger(s.get("mtp_modules"), "model.mtp_modules", 0, m.mtpModules);
+            readNumber(
+                s.get("moe_capacity_factor"), "model.moe_capacity_factor", true, kMaxFactor, {}, m.moeCapacityFactor);
+            readNumber(s.get("moe_routing_imbalance"), "model.moe_routing_imbalance", false, kMaxFactor, {},
+                m.moeRoutingImbalance);
 
             if (m_unresolvedPreset) {
                 m_errorPaths.emplace_back("model"); // the model keys are unknown, so checks of them would only mislead
@@ -554,6 +585,8 @@ namespace {
             readEnum(s.get("precision"), "training.precision", kPrecisions, t.precision);
             readString(s.get("optimizer"), "training.optimizer", t.optimizer);
             readEnum(s.get("recompute"), "training.recompute", kRecomputes, t.recompute);
+            readEnum(s.get("main_grad_dtype"), "training.main_grad_dtype", kPrecisions, t.mainGradDtype);
+            readEnum(s.get("grad_reduce_dtype"), "training.grad_reduce_dtype", kPrecisions, t.gradReduceDtype);
         }
 
         void readParallelism(const Entry* sectionEntry, ParallelismConfig& p)
@@ -579,6 +612,13 @@ namespace {
             if (readNumber(s.get("gradient_bucket_mb"), "parallelism.gradient_bucket_mb", true, kMaxBucketMiB, " (MiB)",
                     bucketMiB))
                 p.gradientBucketBytes = std::llround(bucketMiB * double(1 << 20));
+            readInteger(s.get("expert_tp"), "parallelism.expert_tp", 0, p.expertTp);
+            readInteger(s.get("first_stage_layers"), "parallelism.first_stage_layers", 0, p.firstStageLayers);
+            readInteger(s.get("last_stage_layers"), "parallelism.last_stage_layers", 0, p.lastStageLayers);
+            readBool(s.get("account_for_embedding_in_pipeline_split"),
+                "parallelism.account_for_embedding_in_pipeline_split", p.embeddingInSplit);
+            readBool(s.get("account_for_loss_in_pipeline_split"), "parallelism.account_for_loss_in_pipeline_split",
+                p.lossInSplit);
         }
 
         void readRankOrder(const ConfigNode& value, std::vector<MeshAxis>& out)

@@ -48,11 +48,17 @@ namespace {
             { "hidden", m.hidden }, { "ffn_hidden", m.ffnHidden }, { "heads", m.heads }, { "kv_heads", m.kvHeads },
             { "vocab", m.vocab }, { "seq_len", m.seqLen }, { "experts", m.experts }, { "top_k", m.topK },
             { "expert_ffn_hidden", m.expertFfnHidden }, { "shared_expert_ffn_hidden", m.sharedExpertFfnHidden },
-            { "causal_mask", m.causalMask }, { "tied_embeddings", m.tiedEmbeddings }, { "rope_theta", m.ropeTheta } };
+            { "causal_mask", m.causalMask }, { "tied_embeddings", m.tiedEmbeddings }, { "rope_theta", m.ropeTheta },
+            { "attention", toString(m.attention) }, { "head_dim", m.headDim }, { "qk_norm", m.qkNorm },
+            { "qkv_bias", m.qkvBias }, { "q_lora_rank", m.qLoraRank }, { "kv_lora_rank", m.kvLoraRank },
+            { "qk_nope_head_dim", m.qkNopeHeadDim }, { "qk_rope_head_dim", m.qkRopeHeadDim },
+            { "v_head_dim", m.vHeadDim }, { "first_dense_layers", m.firstDenseLayers }, { "mtp_modules", m.mtpModules },
+            { "moe_capacity_factor", m.moeCapacityFactor }, { "moe_routing_imbalance", m.moeRoutingImbalance } };
         const TrainingConfig& t = c.training;
         j["training"] = { { "global_batch", t.globalBatch }, { "micro_batch", t.microBatch },
             { "precision", toString(t.precision) }, { "optimizer", t.optimizer },
-            { "recompute", toString(t.recompute) } };
+            { "recompute", toString(t.recompute) }, { "main_grad_dtype", toString(t.mainGradDtype) },
+            { "grad_reduce_dtype", toString(t.gradReduceDtype) } };
         const ParallelismConfig& p = c.parallelism;
         nlohmann::ordered_json order = nlohmann::ordered_json::array();
         for (MeshAxis a : p.rankOrder)
@@ -60,7 +66,11 @@ namespace {
         j["parallelism"] = { { "dp", p.dp }, { "tp", p.tp }, { "pp", p.pp }, { "cp", p.cp }, { "ep", p.ep },
             { "sequence_parallel", p.sequenceParallel }, { "zero", p.zero }, { "schedule", toString(p.schedule) },
             { "virtual_stages", p.virtualStages }, { "rank_order", order },
-            { "gradient_bucket_mb", static_cast<double>(p.gradientBucketBytes) / (1024.0 * 1024.0) } };
+            { "gradient_bucket_mb", static_cast<double>(p.gradientBucketBytes) / (1024.0 * 1024.0) },
+            { "expert_tp", p.expertTp }, { "first_stage_layers", p.firstStageLayers },
+            { "last_stage_layers", p.lastStageLayers },
+            { "account_for_embedding_in_pipeline_split", p.embeddingInSplit },
+            { "account_for_loss_in_pipeline_split", p.lossInSplit } };
         const ClusterConfig& k = c.cluster;
         j["cluster"] = { { "gpu", k.gpu }, { "gpus_per_node", k.gpusPerNode },
             { "intra_node_bandwidth_gbps", k.intraNodeBandwidthGbps },
