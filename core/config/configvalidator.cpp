@@ -133,6 +133,51 @@ namespace {
                     + " that fit in a file name with the suffixes added to it (a file name has at most 255 bytes)");
     }
 
+    void validateAttention(const ModelConfig& m, Validator& v)
+    {
+        const std::string family = toString(m.family);
+        for (const auto& [path, value] : { std::pair { "model.q_lora_rank", m.qLoraRank },
+                 { "model.kv_lora_rank", m.kvLoraRank }, { "model.qk_nope_head_dim", m.qkNopeHeadDim },
+                 { "model.qk_rope_head_dim", m.qkRopeHeadDim }, { "model.v_head_dim", m.vHeadDim } })
+            v.nonNegative(path, value);
+        if (m.qkNorm && m.family == Family::Gpt)
+            v.error("model.qk_norm", "qk_norm is a RMSNorm of llama-style models; family gpt has none");
+        if (m.qkvBias && m.family == Family::Gpt)
+            v.warning("model.qkv_bias", "qkv_bias has no effect with family gpt (its projections always have biases)");
+        if (!usesMla(m)) {
+            for (const auto& [path, value] :
+                { std::pair { "model.q_lora_rank", m.qLoraRank }, { "model.qk_nope_head_dim", m.qkNopeHeadDim },
+                    { "model.qk_rope_head_dim", m.qkRopeHeadDim }, { "model.v_head_dim", m.vHeadDim } })
+                if (value > 0)
+                    v.error(path,
+                        std::string(path).substr(6) + "=" + str(value)
+                            + " belongs to multi-head latent attention, which needs model.kv_lora_rank > 0");
+            return;
+        }
+        if (m.family == Family::Gpt)
+            v.error("model.kv_lora_rank", "multi-head latent attention needs family llama or moe, not gpt");
+        for (const auto& [path, value] : { std::pair { "model.qk_nope_head_dim", m.qkNopeHeadDim },
+                 { "model.qk_rope_head_dim", m.qkRopeHeadDim }, { "model.v_head_dim", m.vHeadDim } })
+            if (value <= 0)
+                v.error(path,
+                    "multi-head latent attention (kv_lora_rank=" + str(m.kvLoraRank) + ") needs "
+                        + std::string(path).substr(6) + " > 0, found " + str(value));
+        if (m.headDim != 0)
+            v.error("model.head_dim",
+                "with multi-head latent attention the head sizes are qk_nope_head_dim, qk_rope_head_dim and "
+                "v_head_dim; head_dim must be 0, found "
+                    + str(m.headDim));
+        if (m.kvHeads != m.heads)
+            v.error("model.kv_heads",
+                "multi-head latent attention projects a key and a value for every head: kv_heads=" + str(m.kvHeads)
+                    + " must equal heads=" + str(m.heads));
+        if (m.qkNorm)
+            v.error("model.qk_norm", "qk_norm is not part of multi-head latent attention");
+        if (m.attention != AttentionKernel::Flash)
+            v.error("model.attention",
+                "multi-head latent attention is modelled with the fused kernel only: expected flash, found eager");
+    }
+
     void validateModel(const ModelConfig& m, Validator& v)
     {
         v.positive("model.layers", m.layers);
@@ -149,8 +194,16 @@ namespace {
         if (!(m.ropeTheta >= 0))
             v.error("model.rope_theta", "expected a non-negative number, found " + formatNumber(m.ropeTheta));
 
-        if (hiddenOk && headsOk && m.hidden % m.heads != 0)
-            v.error("model.hidden", "hidden=" + str(m.hidden) + " is not divisible by heads=" + str(m.heads));
+        v.nonNegative("model.head_dim", m.headDim);
+        const bool mla = usesMla(m);
+        if (hiddenOk && headsOk && m.headDim == 0 && !mla && m.hidden % m.heads != 0)
+            v.error("model.hidden",
+                "hidden=" + str(m.hidden) + " is not divisible by heads=" + str(m.heads) + " (or give model.head_dim)");
+        validateAttention(m, v);
+        if (v.nonNegative("model.mtp_modules", m.mtpModules) && m.mtpModules > 0)
+            v.warning("model.mtp_modules",
+                "multi-token prediction is not modelled yet: parameters, FLOPs and memory leave out its "
+                    + str(m.mtpModules) + " module(s)");
         if (headsOk && kvOk) {
             if (m.kvHeads > m.heads)
                 v.error("model.kv_heads", "kv_heads=" + str(m.kvHeads) + " exceeds heads=" + str(m.heads));
@@ -171,12 +224,32 @@ namespace {
             if (m.expertFfnHidden <= 0)
                 v.error("model.expert_ffn_hidden",
                     "family moe needs expert_ffn_hidden > 0, found " + str(m.expertFfnHidden));
+            if (m.firstDenseLayers < 0 || (m.layers > 0 && m.firstDenseLayers >= m.layers))
+                v.error("model.first_dense_layers",
+                    "expected 0 to layers-1 = " + str(m.layers - 1) + " dense layers before the MoE layers, found "
+                        + str(m.firstDenseLayers));
+            if (!(m.moeCapacityFactor >= 0))
+                v.error("model.moe_capacity_factor",
+                    "expected a non-negative number, found " + formatNumber(m.moeCapacityFactor));
+            else if (m.moeCapacityFactor != 0)
+                v.warning("model.moe_capacity_factor",
+                    "moe_capacity_factor is not modelled yet: every expert receives the mean number of tokens");
+            if (!(m.moeRoutingImbalance >= 1))
+                v.error("model.moe_routing_imbalance",
+                    "expected a factor of at least 1 (the hottest expert's tokens over the mean), found "
+                        + formatNumber(m.moeRoutingImbalance));
+            else if (m.moeRoutingImbalance != 1)
+                v.warning("model.moe_routing_imbalance",
+                    "moe_routing_imbalance is not modelled yet: every expert receives the mean number of tokens");
         } else {
             const std::string family = toString(m.family);
             if (m.experts != 0)
                 v.error("model.experts", "experts=" + str(m.experts) + " needs family moe (family is " + family + ")");
             if (m.topK != 0)
                 v.error("model.top_k", "top_k=" + str(m.topK) + " needs family moe (family is " + family + ")");
+            if (m.firstDenseLayers != 0)
+                v.error("model.first_dense_layers",
+                    "first_dense_layers=" + str(m.firstDenseLayers) + " needs family moe (family is " + family + ")");
             if (m.expertFfnHidden != 0 || m.sharedExpertFfnHidden != 0)
                 v.warning(m.expertFfnHidden != 0 ? "model.expert_ffn_hidden" : "model.shared_expert_ffn_hidden",
                     "expert FFN sizes have no effect with family " + family);
