@@ -272,6 +272,113 @@ namespace {
             v.error("training.optimizer", "expected adam (the only optimizer modelled), found \"" + t.optimizer + "\"");
     }
 
+    /// How the layers are cut over the pipeline stages, with Megatron-LM's rules (megatron/core/transformer/
+    /// transformer_config.py, the uneven-PP and account_for_*_in_pipeline_split checks; training/arguments.py):
+    /// the even split needs layers divisible by pp*v (with v = 1 Stagecraft also accepts a remainder, given to the
+    /// first stages); first/last stage layers leave the middle stages an equal share divisible by v; with the
+    /// embedding or loss counted as a layer, layers + 1 (or + 2) divides by pp*v; the two kinds do not combine.
+    void validatePipelineSplit(const Config& c, Validator& v, bool ppOk, bool vsOk)
+    {
+        const ModelConfig& m = c.model;
+        const ParallelismConfig& p = c.parallelism;
+        const bool interleaved = vsOk && p.schedule == Schedule::Interleaved;
+        const int64_t vs = interleaved ? p.virtualStages : 1;
+        const bool uneven = p.firstStageLayers > 0 || p.lastStageLayers > 0;
+        const bool accounted = p.embeddingInSplit || p.lossInSplit;
+        if (!ppOk || m.layers <= 0)
+            return;
+        const std::string layers = "layers=" + str(m.layers);
+
+        if (uneven && accounted) {
+            v.error(p.embeddingInSplit ? "parallelism.account_for_embedding_in_pipeline_split"
+                                       : "parallelism.account_for_loss_in_pipeline_split",
+                std::string(p.embeddingInSplit ? "account_for_embedding_in_pipeline_split"
+                                               : "account_for_loss_in_pipeline_split")
+                    + " cannot be combined with first_stage_layers/last_stage_layers (Megatron-LM allows one kind "
+                      "of uneven split)");
+            return;
+        }
+        if (uneven) {
+            const char* firstKey = "parallelism.first_stage_layers";
+            const char* lastKey = "parallelism.last_stage_layers";
+            const char* setKey = p.lastStageLayers > 0 ? lastKey : firstKey;
+            if (p.pp == 1) {
+                v.error(setKey,
+                    std::string(p.lastStageLayers > 0 ? "last_stage_layers" : "first_stage_layers")
+                        + " needs pipeline stages to split; pp=1");
+                return;
+            }
+            const int64_t first = p.firstStageLayers, last = p.lastStageLayers;
+            if (first + last > m.layers) {
+                v.error(setKey,
+                    first > 0 && last > 0
+                        ? "first_stage_layers + last_stage_layers = " + str(first) + "+" + str(last) + " = "
+                            + str(first + last) + " exceeds " + layers
+                        : (first > 0 ? "first_stage_layers=" + str(first) : "last_stage_layers=" + str(last))
+                            + " exceeds " + layers);
+                return;
+            }
+            const int64_t middleStages = p.pp - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+            const int64_t middleLayers = m.layers - first - last;
+            const std::string middle = "the " + str(middleLayers) + " layers left by first_stage_layers=" + str(first)
+                + " and last_stage_layers=" + str(last);
+            if (middleStages == 0 && middleLayers > 0)
+                v.error(setKey,
+                    "with pp=2 and both end stages given there are no middle stages for " + middle
+                        + "; first_stage_layers + last_stage_layers must equal " + layers);
+            else if (middleStages > 0 && middleLayers == 0)
+                v.error(setKey,
+                    "first_stage_layers + last_stage_layers = " + str(first + last) + " leave no layer for the "
+                        + str(middleStages) + " middle stage" + (middleStages > 1 ? "s" : "") + " of pp=" + str(p.pp));
+            else if (middleStages > 0 && middleLayers % middleStages != 0)
+                v.error(setKey,
+                    middle + " are not divisible by the " + str(middleStages) + " middle stage"
+                        + (middleStages > 1 ? "s" : "") + " (pp=" + str(p.pp) + ")");
+            else {
+                // Interleaved: every stage's layers divide over its v chunks.
+                const std::string perChunk = "schedule interleaved puts an equal share on each of the " + str(vs)
+                    + " virtual stages of a pipeline stage: ";
+                if (vs > 1 && first % vs != 0)
+                    v.error(firstKey,
+                        perChunk + "first_stage_layers=" + str(first) + " is not divisible by "
+                            + "virtual_stages=" + str(vs));
+                if (vs > 1 && last % vs != 0)
+                    v.error(lastKey,
+                        perChunk + "last_stage_layers=" + str(last) + " is not divisible by "
+                            + "virtual_stages=" + str(vs));
+                if (vs > 1 && middleStages > 0 && (middleLayers / middleStages) % vs != 0)
+                    v.error("parallelism.virtual_stages",
+                        perChunk + "the " + str(middleLayers / middleStages) + " layers of each middle stage are not "
+                            + "divisible by virtual_stages=" + str(vs));
+            }
+            return;
+        }
+        const int64_t chunks = product(p.pp, vs);
+        if (accounted) {
+            const int64_t slots = m.layers + (p.embeddingInSplit ? 1 : 0) + (p.lossInSplit ? 1 : 0);
+            const std::string counted = p.embeddingInSplit && p.lossInSplit ? "the embedding and the loss"
+                : p.embeddingInSplit                                        ? "the embedding"
+                                                                            : "the loss";
+            if (chunks < 0 || slots % chunks != 0)
+                v.error(p.embeddingInSplit ? "parallelism.account_for_embedding_in_pipeline_split"
+                                           : "parallelism.account_for_loss_in_pipeline_split",
+                    "with " + counted + " counted as a layer, " + layers + " + " + str(slots - m.layers) + " = "
+                        + str(slots) + " must be divisible by "
+                        + (vs > 1 ? "pp*virtual_stages = " + str(p.pp) + "*" + str(vs)
+                                    + (chunks < 0 ? std::string() : " = " + str(chunks))
+                                  : "pp=" + str(p.pp)));
+            return;
+        }
+        if (p.pp > m.layers)
+            v.error("parallelism.pp", "pp=" + str(p.pp) + " exceeds " + layers + " (a stage needs a layer)");
+        else if (vs > 1 && (chunks < 0 || m.layers % chunks != 0))
+            v.error("parallelism.virtual_stages",
+                "schedule interleaved needs " + layers + " divisible by pp*virtual_stages = " + str(p.pp) + "*"
+                    + str(vs) + (chunks < 0 ? std::string() : " = " + str(chunks))
+                    + " (or first_stage_layers/last_stage_layers, or the embedding/loss counted as layers, "
+                      "that make the split even)");
+    }
+
     void validateParallelism(const Config& c, Validator& v)
     {
         const ModelConfig& m = c.model;
@@ -304,9 +411,7 @@ namespace {
                 tpDivides("shared_expert_ffn_hidden", m.sharedExpertFfnHidden);
             }
         }
-        if (ppOk && m.layers > 0 && p.pp > m.layers)
-            v.error(
-                "parallelism.pp", "pp=" + str(p.pp) + " exceeds layers=" + str(m.layers) + " (a stage needs a layer)");
+        validatePipelineSplit(c, v, ppOk, vsOk);
         if (epOk && dpOk && p.dp % p.ep != 0)
             v.error("parallelism.ep",
                 "ep=" + str(p.ep) + " does not divide dp=" + str(p.dp)
@@ -336,14 +441,6 @@ namespace {
                 v.error("parallelism.virtual_stages",
                     "virtual_stages=" + str(p.virtualStages) + " needs schedule interleaved, found schedule "
                         + toString(p.schedule));
-            if (p.schedule == Schedule::Interleaved && ppOk && m.layers > 0) {
-                const int64_t chunks = product(p.pp, p.virtualStages);
-                if (chunks < 0 || m.layers % chunks != 0)
-                    v.error("parallelism.virtual_stages",
-                        "schedule interleaved needs layers=" + str(m.layers)
-                            + " divisible by pp*virtual_stages = " + str(p.pp) + "*" + str(p.virtualStages)
-                            + (chunks < 0 ? std::string() : " = " + str(chunks)));
-            }
             if (p.schedule == Schedule::Interleaved && p.virtualStages == 1)
                 v.warning("parallelism.schedule", "schedule interleaved with virtual_stages=1 is plain 1f1b");
             // Megatron-LM's interleaved 1F1B walks micro-batches in groups of pp.

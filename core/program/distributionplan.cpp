@@ -74,8 +74,7 @@ std::optional<DistributionPlan> planDistribution(
     plan.mesh = mesh;
     plan.strategy = strategy;
     plan.extents = *extents;
-    plan.stages = StagePlan(config.model.layers, config.parallelism.pp,
-        config.parallelism.schedule == Schedule::Interleaved ? config.parallelism.virtualStages : 1);
+    plan.stages = StagePlan::forConfig(config);
     plan.microBatches = static_cast<int32_t>(microBatchesPerIteration(config));
     const ModelGraph& g = *graph;
     const size_t tensorCount = g.tensors.size();
