@@ -177,6 +177,7 @@ namespace {
         std::vector<int32_t> m_pendingLayers; ///< layers waiting in the current gradient bucket
         int64_t m_pendingBytes = 0;
         std::map<int32_t, std::vector<uint32_t>> m_reductionNodes; ///< layer -> final reduction nodes
+        uint32_t m_lastGradScatter = kNoNode; ///< ZeRO 2/3: the gradient reduce-scatter emitted last
         uint32_t m_lastCompute = kNoNode; ///< the compute node added last
         std::vector<int64_t> m_anchor; ///< per node: the latest compute node it waits for, -1 for none
     };
@@ -421,9 +422,14 @@ namespace {
                 if (m_zero >= 2) {
                     // The full local gradient exists per micro-batch until its reduce-scatter into the shard.
                     auto [it, inserted] = m_transientGrad.try_emplace({ w, microBatch }, -1);
-                    if (inserted)
+                    if (inserted) {
                         it->second = addBuffer(
                             t, microBatch, P.tensorBytes[static_cast<size_t>(t)], MemoryCategory::Gradients, false);
+                        // A new full gradient is allocated only once the reduce-scatters before it in the program
+                        // have freed theirs: without this a replay whose communication lags keeps the full
+                        // gradients of every layer alive at once, above the timeline's peak.
+                        addDep(n.ctrlDeps, m_lastGradScatter);
+                    }
                     n.writes.push_back(it->second);
                 } else {
                     n.writes.push_back(m_gradBuffer[static_cast<size_t>(weightSlot(w))]);
@@ -544,6 +550,8 @@ namespace {
                 lastBuffer);
             for (int32_t layer : m_pendingLayers)
                 m_reductionNodes[layer].push_back(last);
+            if (m_zero >= 2)
+                m_lastGradScatter = last;
         }
         for (int32_t layer : m_pendingLayers)
             m_gradWriters[layer].clear();
