@@ -184,47 +184,62 @@ ReplaySummary TraceReplay::finish(std::vector<TraceFinding>& findings)
     for (size_t i = 0; i < n; ++i)
         if (pending[i] == 0)
             makeReady(static_cast<uint32_t>(i));
-    std::vector<double> start(n, -1), end(n, -1);
-    using Event = std::pair<double, uint32_t>;
-    std::priority_queue<Event, std::vector<Event>, std::greater<>> running;
-    bool computeBusy = false, commBusy = false;
-    double now = 0;
-    auto issue = [&](uint32_t i) {
-        start[i] = now;
-        running.emplace(now + m_durationS[i], i);
+    // The event loop, run twice: as timed (escapes, makespan, the as-run memory peak) and with communication
+    // taking no time, which leaves the order alone to decide when tensors are freed (the memory check).
+    auto replay = [&](bool instantCommunication, std::vector<double>& start, std::vector<double>& end) {
+        std::vector<uint32_t> waiting = pending;
+        Ready compute = readyCompute, comm = readyComm, free = readyFree;
+        start.assign(n, -1);
+        end.assign(n, -1);
+        using Event = std::pair<double, uint32_t>;
+        std::priority_queue<Event, std::vector<Event>, std::greater<>> running;
+        bool computeBusy = false, commBusy = false;
+        double now = 0;
+        auto ready = [&](uint32_t i) {
+            const Kind k = m_kind[i];
+            (k == Kind::Compute ? compute : (k == Kind::Collective || k == Kind::Send) ? comm : free).emplace(m_ids[i], i);
+        };
+        auto issue = [&](uint32_t i) {
+            start[i] = now;
+            const bool isComm = m_kind[i] != Kind::Compute;
+            running.emplace(now + (instantCommunication && isComm ? 0.0 : m_durationS[i]), i);
+        };
+        auto issueReady = [&] {
+            while (!free.empty()) {
+                issue(free.begin()->second);
+                free.erase(free.begin());
+            }
+            if (!computeBusy && !compute.empty()) {
+                issue(compute.begin()->second);
+                compute.erase(compute.begin());
+                computeBusy = true;
+            }
+            if (!commBusy && !comm.empty()) {
+                issue(comm.begin()->second);
+                comm.erase(comm.begin());
+                commBusy = true;
+            }
+        };
+        issueReady();
+        while (!running.empty()) {
+            const auto [t, i] = running.top();
+            running.pop();
+            now = t;
+            end[i] = t;
+            if (m_kind[i] == Kind::Compute)
+                computeBusy = false;
+            else if (m_kind[i] == Kind::Collective || m_kind[i] == Kind::Send)
+                commBusy = false;
+            for (uint64_t k = childStart[i]; k < childStart[i + 1]; ++k)
+                if (--waiting[children[k]] == 0)
+                    ready(children[k]);
+            if (running.empty() || running.top().first > now)
+                issueReady();
+        }
+        return now;
     };
-    auto issueReady = [&] {
-        while (!readyFree.empty()) {
-            issue(readyFree.begin()->second);
-            readyFree.erase(readyFree.begin());
-        }
-        if (!computeBusy && !readyCompute.empty()) {
-            issue(readyCompute.begin()->second);
-            readyCompute.erase(readyCompute.begin());
-            computeBusy = true;
-        }
-        if (!commBusy && !readyComm.empty()) {
-            issue(readyComm.begin()->second);
-            readyComm.erase(readyComm.begin());
-            commBusy = true;
-        }
-    };
-    issueReady();
-    while (!running.empty()) {
-        const auto [t, i] = running.top();
-        running.pop();
-        now = t;
-        end[i] = t;
-        if (m_kind[i] == Kind::Compute)
-            computeBusy = false;
-        else if (m_kind[i] == Kind::Collective || m_kind[i] == Kind::Send)
-            commBusy = false;
-        for (uint64_t k = childStart[i]; k < childStart[i + 1]; ++k)
-            if (--pending[children[k]] == 0)
-                makeReady(children[k]);
-        if (running.empty() || running.top().first > now)
-            issueReady();
-    }
+    std::vector<double> start, end, orderStart, orderEnd;
+    const double now = replay(false, start, end);
     out.makespanS = now;
 
     // Escapes: the latest compute node each node waits for, through its dependencies, in dependency order.
@@ -310,24 +325,17 @@ ReplaySummary TraceReplay::finish(std::vector<TraceFinding>& findings)
 
     // Tensor lifetimes as ASTRA-sim's track-local-mem keeps them: from the start of the first writer (time 0 for
     // a tensor read before any write) to the end of the last reader; a tensor nobody reads stays to the end.
-    // The producer's figure cannot know when overlapped communication ends; it keeps a collective's tensors until
-    // the first node that waits for the collective starts. The replay computes that figure too (`awaited`), which
-    // depends on the order only, and compares it with the stated peak; the as-run peak may be lower (the
-    // collective ended before it was awaited) but not higher.
-    auto peakOf = [&](bool awaited, uint64_t* unreadCount, std::vector<std::string>* unreadNames) {
-        auto release = [&](size_t i) {
-            if (awaited && m_kind[i] == Kind::Collective && childStart[i + 1] > childStart[i]) {
-                const double waiter = start[children[childStart[i]]];
-                return waiter >= 0 ? std::max(waiter, end[i]) : end[i];
-            }
-            return end[i];
-        };
+    // The producer's figure cannot know when overlapped communication ends; it frees a collective's tensors where
+    // the schedule issues it. The replay with communication taking no time has the same order-only view and is
+    // compared with the stated peak; the as-run peak depends on the replay's illustrative rates and is reported.
+    auto peakOf = [&](const std::vector<double>& start, const std::vector<double>& end, uint64_t* unreadCount,
+                      std::vector<std::string>* unreadNames) {
         std::vector<int64_t> lastReader(m_tensors.size(), -1);
         std::vector<double> until(m_tensors.size(), -1);
         for (size_t i = 0; i < n; ++i) {
             if (end[i] < 0)
                 continue;
-            const double r = release(i);
+            const double r = end[i];
             for (uint64_t k = m_ioStart[i]; k < m_ioStart[i + 1]; ++k) {
                 if (m_io[k] & kWriteBit)
                     continue;
@@ -367,8 +375,9 @@ ReplaySummary TraceReplay::finish(std::vector<TraceFinding>& findings)
     };
     uint64_t unread = 0;
     std::vector<std::string> unreadExamples;
-    const int64_t peak = peakOf(false, &unread, &unreadExamples);
-    const int64_t awaitedPeak = peakOf(true, nullptr, nullptr);
+    const int64_t peak = peakOf(start, end, &unread, &unreadExamples);
+    replay(true, orderStart, orderEnd);
+    const int64_t awaitedPeak = peakOf(orderStart, orderEnd, nullptr, nullptr);
     out.tensorPeakBytes = static_cast<uint64_t>(peak);
     out.unreadOutputs = unread;
     if (unread > 0) {
@@ -391,11 +400,11 @@ ReplaySummary TraceReplay::finish(std::vector<TraceFinding>& findings)
         const double stated = static_cast<double>(*m_statedPeak);
         const double ratio = static_cast<double>(awaitedPeak) / stated;
         const double asRun = static_cast<double>(peak) / stated;
-        const bool off = std::abs(ratio - 1.0) > 0.01 || asRun > 1.01;
+        const bool off = std::abs(ratio - 1.0) > 0.01;
         p.severity = off ? FindingSeverity::Error : FindingSeverity::Note;
         char r[64];
         std::snprintf(r, sizeof r, "%.4f; as run %.4f", ratio, asRun);
-        p.message = "tensor-lifetime peak of the as-soon-as-ready replay, collectives held until awaited, "
+        p.message = "tensor-lifetime peak of the as-soon-as-ready replay with instant communication "
             + bytesText(static_cast<double>(awaitedPeak)) + " (as run " + bytesText(static_cast<double>(peak))
             + ") vs the producer's stated peak_memory_bytes " + bytesText(stated) + " (ratio " + r
             + (off ? "; more than 1 % apart: the dependencies do not hold the schedule's memory)" : ")");

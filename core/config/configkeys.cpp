@@ -76,18 +76,21 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "Sequences per micro-batch per data-parallel replica. Micro-batches per iteration: "
             "`global_batch / (micro_batch*dp)`." },
         { "training.precision", "bf16", false,
-            "`fp32`, `fp16` or `bf16`. 16-bit means mixed precision: 16-bit weights, activations and gradients, fp32 "
-            "master weights and Adam moments." },
+            "`fp32`, `fp16` or `bf16`. 16-bit means mixed precision: 16-bit weights and activations, fp32 master "
+            "weights and Adam moments; weight gradients follow `main_grad_dtype`." },
         { "training.optimizer", "adam", false, "`adam`, the only optimizer modelled (fp32 moments m and v)." },
         { "training.recompute", "none", false,
             "Activation recompute: `none`, `selective` (the core attention: scores, softmax, dropout, context) or "
             "`full` (each decoder layer's forward is re-run before its backward)." },
         { "training.main_grad_dtype", "fp32", false,
-            "Gradient accumulation buffer (Megatron's `main_grad`): `fp32`, or the training precision. 16-bit "
-            "training with fp32 main gradients keeps 2 + 4 + 12 = 18 bytes per parameter." },
+            "Dtype of the gradient buffer the backward pass accumulates into (Megatron's `main_grad`): `fp32` or the "
+            "training precision. 16-bit training with fp32 main gradients keeps 2 + 4 + 12 = 18 bytes per "
+            "parameter, 6 + 12/dp with `zero: 1` (the gradient buffer is not sharded) and 2 + 16/dp with "
+            "`zero: 2`. Megatron's `--grad-reduce-in-bf16` is `bf16` here and in `grad_reduce_dtype`; its fp16 "
+            "default (without `--accumulate-allreduce-grads-in-fp32`) is `fp16` in both." },
         { "training.grad_reduce_dtype", "fp32", false,
-            "Dtype of the data-parallel gradient all-reduce / reduce-scatter: `fp32` (Megatron's default) or the "
-            "training precision (`--grad-reduce-in-bf16`)." },
+            "Dtype of the data-parallel gradient all-reduce / reduce-scatter (and of `gradient_bucket_mb`): `fp32` "
+            "(Megatron's default under bf16) or the training precision; not wider than `main_grad_dtype`." },
         { "parallelism.dp", "1", false,
             "Data-parallel degree. World size is `dp*tp*pp*cp`; expert parallelism is carved out of dp." },
         { "parallelism.tp", "1", false,
@@ -114,8 +117,8 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "How ranks are numbered on the mesh, fastest-varying axis first; each of dp, tp, cp, ep, pp exactly "
             "once." },
         { "parallelism.gradient_bucket_mb", "0", false,
-            "Data-parallel gradient bucket size in MiB (reduced once per iteration, after the last micro-batch); "
-            "0 = one bucket per layer." },
+            "Data-parallel gradient bucket size in MiB of reduced gradients (at `grad_reduce_dtype`; reduced once "
+            "per iteration, after the last micro-batch); 0 = one bucket per layer." },
         { "parallelism.expert_tp", "0", false,
             "Tensor parallelism of the routed experts (Megatron's `expert_tensor_parallel_size`); 0 = `tp`. Divides "
             "`tp`." },

@@ -270,6 +270,24 @@ namespace {
         }
         if (t.optimizer != "adam")
             v.error("training.optimizer", "expected adam (the only optimizer modelled), found \"" + t.optimizer + "\"");
+        // Megatron-LM keeps gradients either in fp32 or in the parameters' dtype (param_and_grad_buffer.py), and
+        // reduces them in fp32 only from fp32 main gradients (arguments.py asserts it for
+        // --accumulate-allreduce-grads-in-fp32): the reduction is never wider than the buffer it reduces.
+        const std::string precision = toString(t.precision);
+        const std::string expected = t.precision == Precision::Fp32 ? std::string("fp32 (training.precision is fp32)")
+                                                                    : "fp32 or the training precision " + precision;
+        const bool mainOk = t.mainGradDtype == Precision::Fp32 || t.mainGradDtype == t.precision;
+        if (!mainOk)
+            v.error("training.main_grad_dtype", "expected " + expected + ", found " + toString(t.mainGradDtype));
+        if (t.gradReduceDtype != Precision::Fp32 && t.gradReduceDtype != t.precision)
+            v.error("training.grad_reduce_dtype", "expected " + expected + ", found " + toString(t.gradReduceDtype));
+        else if (mainOk && bytesPerElement(t.gradReduceDtype) > bytesPerElement(t.mainGradDtype))
+            v.error("training.grad_reduce_dtype",
+                std::string("expected ") + toString(t.mainGradDtype) + " or narrower: main_grad_dtype is "
+                    + toString(t.mainGradDtype) + ", and a reduction in " + toString(t.gradReduceDtype)
+                    + " would be wider than the gradients it reduces (Megatron-LM reduces in fp32 only from fp32 "
+                      "main gradients), found "
+                    + toString(t.gradReduceDtype));
     }
 
     /// How the layers are cut over the pipeline stages, with Megatron-LM's rules (megatron/core/transformer/
@@ -422,6 +440,9 @@ namespace {
             v.warning("parallelism.ep",
                 "ep=" + str(p.ep) + " has no effect: family " + std::string(toString(m.family)) + " has no experts");
 
+        if (v.nonNegative("parallelism.expert_tp", p.expertTp) && p.expertTp != 0 && p.expertTp != p.tp)
+            v.warning("parallelism.expert_tp",
+                "expert_tp=" + str(p.expertTp) + " is not modelled yet: the routed experts are split by tp=" + str(p.tp));
         if (p.sequenceParallel && tpOk && p.tp == 1)
             v.warning("parallelism.sequence_parallel", "sequence_parallel has no effect with tp=1");
         if (cpOk && m.seqLen > 0) {

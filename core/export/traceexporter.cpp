@@ -51,7 +51,10 @@ int64_t traceNumOps(const SynthesisResult& result, const ClassProgram& program, 
     int64_t elements = 0;
     for (int32_t b : n.writes) {
         const Buffer& buf = program.buffers[static_cast<size_t>(b)];
-        const int width = buf.tensor >= 0 ? dtypeBytes(result.graph->tensor(TensorId { buf.tensor }).dtype) : 1;
+        int width = 1;
+        if (buf.tensor >= 0)
+            width = result.plan ? result.plan->elementBytes(TensorId { buf.tensor })
+                                : dtypeBytes(result.graph->tensor(TensorId { buf.tensor }).dtype);
         elements += buf.bytes / std::max(1, width);
     }
     return std::max<int64_t>(1, elements);

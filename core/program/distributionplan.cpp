@@ -55,7 +55,15 @@ int64_t DistributionPlan::localBytes(TensorId id, const Layout& layout) const
         if (layout.axes[static_cast<size_t>(a)].state == AxisState::FlatShard)
             shard *= mesh.degree(static_cast<Axis>(a));
     numel = (numel + shard - 1) / shard;
-    return clampToInt64(numel * dtypeBytes(t.dtype));
+    return clampToInt64(numel * elementBytes(id));
+}
+
+int DistributionPlan::elementBytes(TensorId id) const
+{
+    const Tensor& t = graph->tensor(id);
+    if (t.role == TensorRole::WeightGrad)
+        return bytesPerElement(config.training.mainGradDtype);
+    return dtypeBytes(t.dtype);
 }
 
 std::optional<DistributionPlan> planDistribution(

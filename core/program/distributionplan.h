@@ -41,8 +41,24 @@ struct DistributionPlan
     std::vector<std::vector<Layout>> inputLayouts; ///< per op, per input: the layout the op expects
     std::vector<int32_t> opChunk; ///< global pipeline chunk of each op
 
-    /// Local bytes of `tensor` in `layout` (split dims divided, flat shards divided rounding up).
+    /// Local bytes of `tensor` in `layout` (split dims divided, flat shards divided rounding up), at
+    /// elementBytes(tensor) per element.
     int64_t localBytes(TensorId tensor, const Layout& layout) const;
+    /// Bytes per element of `tensor` as a rank stores it. A weight gradient lives in the main-gradient buffer that
+    /// the backward weight-gradient kernel accumulates into (`training.main_grad_dtype`, Megatron-LM's
+    /// `main_grad`), whatever its graph dtype; every other tensor has its graph dtype.
+    int elementBytes(TensorId tensor) const;
+    /// Bytes per element of the data-parallel gradient all-reduce / reduce-scatter (`training.grad_reduce_dtype`).
+    int gradReduceElementBytes() const
+    {
+        return bytesPerElement(config.training.gradReduceDtype);
+    }
+    /// Bytes the data-parallel reduction of weight gradient `grad` moves when `storedBytes` of it (at
+    /// elementBytes(grad) per element) take part: the same elements at gradReduceElementBytes() each.
+    int64_t gradReduceBytes(TensorId grad, int64_t storedBytes) const
+    {
+        return storedBytes / elementBytes(grad) * gradReduceElementBytes();
+    }
 };
 
 /// Evaluates the plan. Returns nullopt and sets `error` when an extent is not an integer or overflows.

@@ -210,10 +210,13 @@ namespace {
         // Mixed precision: fp32 master weights + two fp32 Adam moments (12 bytes per parameter, ZeRO §3);
         // fp32 training keeps only the two moments beside the fp32 weights.
         const int64_t optBytesPerParam = t.dtype == DType::F32 ? 8 : 12;
-        const int64_t gradBytes = m_zero >= 2 ? (fullBytes + n - 1) / n : fullBytes;
+        // The gradient buffer holds the main gradients (training.main_grad_dtype, fp32 by default as in Megatron-LM,
+        // whatever the weights' dtype); ZeRO >= 2 keeps only this rank's shard of it.
+        const TensorId grad = G.weightGrads[static_cast<size_t>(slot)];
+        const int64_t gradElems = m_zero >= 2 ? (elems + n - 1) / n : elems;
+        const int64_t gradBytes = gradElems * P.elementBytes(grad);
         m_weightBuffer[static_cast<size_t>(slot)] = addBuffer(w, -1, homeBytes, MemoryCategory::Weights, true);
-        m_gradBuffer[static_cast<size_t>(slot)] =
-            addBuffer(G.weightGrads[static_cast<size_t>(slot)].value, -1, gradBytes, MemoryCategory::Gradients, true);
+        m_gradBuffer[static_cast<size_t>(slot)] = addBuffer(grad.value, -1, gradBytes, MemoryCategory::Gradients, true);
         m_optimizerBuffer[static_cast<size_t>(slot)] =
             addBuffer(w, -1, optElems * optBytesPerParam, MemoryCategory::Optimizer, true);
         m_stageIndex[static_cast<size_t>(slot)] = static_cast<int32_t>(m_stageWeights.size());
@@ -432,9 +435,10 @@ namespace {
                 if (m_zero >= 2) {
                     // The full local gradient exists per micro-batch until its reduce-scatter into the shard.
                     auto [it, inserted] = m_transientGrad.try_emplace({ w, microBatch }, -1);
-                    if (inserted)
+                    if (inserted) {
                         it->second = addBuffer(
                             t, microBatch, P.tensorBytes[static_cast<size_t>(t)], MemoryCategory::Gradients, false);
+                    }
                     n.writes.push_back(it->second);
                 } else {
                     n.writes.push_back(m_gradBuffer[static_cast<size_t>(weightSlot(w))]);
@@ -485,10 +489,13 @@ namespace {
         // into the resident shard (as DeepSpeed and FSDP do), so the full gradient never outlives its micro-batch.
         if (m_zero < 2 && microBatch != P.microBatches - 1)
             return;
+        // The bucket fills with the bytes it will reduce (training.grad_reduce_dtype), as Megatron-LM's buckets are
+        // slices of the buffer it reduces.
         m_pendingLayers.push_back(layer);
-        for (int32_t w : m_weightsOfLayer[layer])
-            m_pendingBytes +=
-                P.tensorBytes[static_cast<size_t>(G.weightGrads[static_cast<size_t>(weightSlot(w))].value)];
+        for (int32_t w : m_weightsOfLayer[layer]) {
+            const TensorId grad = G.weightGrads[static_cast<size_t>(weightSlot(w))];
+            m_pendingBytes += P.gradReduceBytes(grad, P.tensorBytes[static_cast<size_t>(grad.value)]);
+        }
         const int64_t bucket = P.config.parallelism.gradientBucketBytes;
         if (m_zero >= 2 || bucket <= 0 || m_pendingBytes >= bucket)
             flushGradientBucket(microBatch);
@@ -518,8 +525,10 @@ namespace {
             const int slot = weightSlot(w);
             const int32_t grad = G.weightGrads[static_cast<size_t>(slot)].value;
             const Layout& produced = P.tensorLayout[static_cast<size_t>(grad)];
-            const std::vector<Relayout> steps =
-                planRelayout(produced, optimizerGradLayout(w), P.tensorBytes[static_cast<size_t>(grad)], P.mesh);
+            // The collective moves the gradient's elements at training.grad_reduce_dtype, not at the main-gradient
+            // width they are accumulated in (Megatron-LM reduces in fp32 unless --grad-reduce-in-bf16).
+            const std::vector<Relayout> steps = planRelayout(produced, optimizerGradLayout(w),
+                P.gradReduceBytes(TensorId { grad }, P.tensorBytes[static_cast<size_t>(grad)]), P.mesh);
             if (steps.empty())
                 continue;
             std::vector<std::pair<int, AxisMask>> signature;

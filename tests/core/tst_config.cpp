@@ -89,6 +89,8 @@ private Q_SLOTS:
     void overrides();
     void badOverride_data();
     void badOverride();
+    void gradientDtypes_data();
+    void gradientDtypes();
     void suggestions_data();
     void suggestions();
     void badFiles_data();
@@ -445,6 +447,61 @@ void TestConfig::badOverride()
     QCOMPARE(d->severity, Severity::Error);
     QCOMPARE(d->file, std::string("<command line>"));
     QCOMPARE(d->line, 0);
+}
+
+void TestConfig::gradientDtypes_data()
+{
+    // Megatron-LM keeps main gradients in fp32 or the parameter dtype and reduces in fp32 only from fp32 main
+    // gradients (megatron/training/arguments.py); fp32 training has fp32 everything. "" = the config loads.
+    QTest::addColumn<QStringList>("sets");
+    QTest::addColumn<QString>("keyPath");
+    QTest::addColumn<QString>("reason");
+    const QString main = QStringLiteral("training.main_grad_dtype");
+    const QString reduce = QStringLiteral("training.grad_reduce_dtype");
+    QTest::newRow("defaults fp32 fp32") << QStringList {} << QString() << QString();
+    QTest::newRow("grad-reduce-in-bf16") << QStringList { QStringLiteral("training.main_grad_dtype=bf16"),
+        QStringLiteral("training.grad_reduce_dtype=bf16") }
+                                         << QString() << QString();
+    QTest::newRow("fp32 accumulation, bf16 wire")
+        << QStringList { QStringLiteral("training.grad_reduce_dtype=bf16") } << QString() << QString();
+    QTest::newRow("fp16 everywhere") << QStringList { QStringLiteral("training.precision=fp16"),
+        QStringLiteral("training.main_grad_dtype=fp16"), QStringLiteral("training.grad_reduce_dtype=fp16") }
+                                     << QString() << QString();
+    QTest::newRow("main fp16 under bf16") << QStringList { QStringLiteral("training.main_grad_dtype=fp16") } << main
+                                          << QStringLiteral("expected fp32 or the training precision bf16, found fp16");
+    QTest::newRow("reduce fp16 under bf16")
+        << QStringList { QStringLiteral("training.grad_reduce_dtype=fp16") } << reduce
+        << QStringLiteral("expected fp32 or the training precision bf16, found fp16");
+    QTest::newRow("reduce wider than main")
+        << QStringList { QStringLiteral("training.main_grad_dtype=bf16") } << reduce
+        << QStringLiteral("expected bf16 or narrower: main_grad_dtype is bf16, and a reduction in fp32 would be wider "
+                          "than the gradients it reduces (Megatron-LM reduces in fp32 only from fp32 main gradients), "
+                          "found fp32");
+    QTest::newRow("fp32 training, bf16 main")
+        << QStringList { QStringLiteral("training.precision=fp32"), QStringLiteral("training.main_grad_dtype=bf16") }
+        << main << QStringLiteral("expected fp32 (training.precision is fp32), found bf16");
+    QTest::newRow("fp32 training, bf16 reduce")
+        << QStringList { QStringLiteral("training.precision=fp32"), QStringLiteral("training.grad_reduce_dtype=bf16") }
+        << reduce << QStringLiteral("expected fp32 (training.precision is fp32), found bf16");
+}
+
+void TestConfig::gradientDtypes()
+{
+    QFETCH(QStringList, sets);
+    QFETCH(QString, keyPath);
+    QFETCH(QString, reason);
+    std::vector<std::string> assignments;
+    for (const QString& s : sets)
+        assignments.push_back(s.toStdString());
+    const ConfigResult result = loadConfigOrPreset("tiny", assignments);
+    if (keyPath.isEmpty()) {
+        QVERIFY2(result.config, qPrintable(dump(result.diagnostics)));
+        return;
+    }
+    QVERIFY(!result.config);
+    const Diagnostic* d = findDiagnostic(result.diagnostics, keyPath.toStdString(), reason.toStdString());
+    QVERIFY2(d, qPrintable(dump(result.diagnostics)));
+    QCOMPARE(d->severity, Severity::Error);
 }
 
 void TestConfig::suggestions_data()

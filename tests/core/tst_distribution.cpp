@@ -171,10 +171,10 @@ private Q_SLOTS:
         // stage; tp 2 halves q (256x256), k, v (256x128), o, gate, up, down (256x512); norms are replicated.
         // Per layer local: (65536 + 2*32768 + 65536 + 3*131072)/2 + 2*256 = 295,424 params.
         // Stage 0 adds the vocab-split embedding 1024*256/2 = 131,072; the last stage the head (131,072) and the
-        // final norm (256). bf16 = 2 bytes per parameter.
+        // final norm (256). Reduced in fp32 (training.grad_reduce_dtype default, Megatron-LM's): 4 bytes per parameter.
         auto r = synth("tiny", tinyBase() + plan(4, 2, 2) + std::vector<std::string> { "training.global_batch=32" });
         const int64_t layer = 295'424;
-        const int64_t expected[2] = { (4 * layer + 131'072) * 2, (4 * layer + 131'072 + 256) * 2 };
+        const int64_t expected[2] = { (4 * layer + 131'072) * 4, (4 * layer + 131'072 + 256) * 4 };
         for (int stage = 0; stage < 2; ++stage) {
             int64_t reduced = 0;
             for (const ProgramNode* n : nodes(r->classes[static_cast<size_t>(stage)], NodeKind::Collective, "grads:")) {
@@ -192,7 +192,8 @@ private Q_SLOTS:
         // FSDP / ZeRO-3 (Rajbhandari et al. 2020 §5.3): per layer and micro-batch one all-gather of the layer's
         // parameters in forward, one in backward, and one reduce-scatter of its gradients; the gather's comm_size
         // is this rank's shard. tiny layer, dp 4: 590,336 params (see tst_model) / 4 * 2 bytes = 295,168 bytes;
-        // the reduce-scatter's input is the whole local gradient, 1,180,672 bytes.
+        // the reduce-scatter's input is the whole local gradient, reduced in fp32 (training.grad_reduce_dtype
+        // default): 590,336 * 4 = 2,361,344 bytes.
         auto r = synth("tiny", tinyBase() + plan(4, 1, 1) + std::vector<std::string> { "parallelism.zero=3" });
         const ClassProgram& p = r->classes[0];
         const int64_t layerParams = 590'336;
@@ -207,7 +208,7 @@ private Q_SLOTS:
         auto scatters = nodes(p, NodeKind::Collective, "mb0/grads:L5:");
         QCOMPARE(int(scatters.size()), 1);
         QCOMPARE(scatters[0]->collective, CollectiveType::ReduceScatter);
-        QCOMPARE(scatters[0]->bytes, layerParams * 2);
+        QCOMPARE(scatters[0]->bytes, layerParams * 4);
         // Prefetch one layer: the forward gather of layer 5 waits for a compute node of layer 4.
         bool waitsOnLayer4 = false;
         for (NodeId d : gathers[0]->dataDeps) {

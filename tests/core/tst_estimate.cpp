@@ -388,8 +388,9 @@ private Q_SLOTS:
         const double h = 256, f = 512, vocab = 1024, layers = 2;
         const double params = vocab * h + layers * (2 * h + h * (h + 2 * 4 * 32) + h * h + 3 * h * f) + h + h * vocab;
         QCOMPARE(params, 1'705'216.0);
-        // bf16 gradients, one ring all-reduce over dp ranks within a node.
-        const double reduction = 2.0 * (dp - 1) / dp * (2 * params) / bandwidth + latency;
+        // Gradients reduced in fp32 (training.grad_reduce_dtype default, as Megatron-LM does under bf16): 4 bytes
+        // per parameter, one ring all-reduce over dp ranks within a node.
+        const double reduction = 2.0 * (dp - 1) / dp * (4 * params) / bandwidth + latency;
         // FLOPs of one rank: its 1/dp share of the iteration's forward and backward (with the scores the flash
         // attention backward recomputes), and the whole Adam step (ZeRO 0: 12 FLOPs per parameter, unsharded).
         const ModelCost& cost = r->cost;

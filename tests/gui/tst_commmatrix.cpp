@@ -126,8 +126,8 @@ private Q_SLOTS:
                 s += node.bytes;
             }
         }
-        // The whole bf16 gradient: 2 bytes per parameter.
-        QCOMPARE(s, 2 * kTinyParams);
+        // The whole gradient, reduced in fp32 (training.grad_reduce_dtype default): 4 bytes per parameter.
+        QCOMPARE(s, 4 * kTinyParams);
         const CommMatrix m = buildCommMatrix(*r, {});
         QCOMPARE(m.units, int64_t(2));
         // n = 2: 2(n-1)/n * S = S each direction.

@@ -103,6 +103,9 @@ private Q_SLOTS:
         };
         QCOMPARE(combo("model.family")->currentText(), QStringLiteral("llama"));
         QCOMPARE(combo("training.precision")->currentText(), QStringLiteral("bf16"));
+        QCOMPARE(combo("training.main_grad_dtype")->currentText(), QStringLiteral("fp32"));
+        QCOMPARE(combo("training.grad_reduce_dtype")->currentText(), QStringLiteral("fp32"));
+        QVERIFY(combo("training.grad_reduce_dtype")->toolTip().contains(QStringLiteral("--grad-reduce-in-bf16")));
         QCOMPARE(combo("parallelism.schedule")->currentText(), QStringLiteral("1f1b"));
         QCOMPARE(combo("cluster.gpu")->currentText(), QStringLiteral("h100-sxm"));
         QVERIFY(

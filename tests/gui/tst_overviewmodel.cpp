@@ -139,15 +139,15 @@ private Q_SLOTS:
     void dataParallelGradientAllReduce()
     {
         // ZeRO-0 with dp 2 and tp 1: each rank all-reduces its whole gradient once per iteration, which is the
-        // whole model in bf16: 1,705,216 params * 2 bytes = 3,410,432 bytes (= 3.25 MiB). No other collective.
+        // whole model reduced in fp32 (training.grad_reduce_dtype default): 1,705,216 params * 4 bytes = 6,820,864
+        // bytes (= 6.50 MiB). No other collective.
         OverviewModel model;
         model.setResult(synth("tiny", { QStringLiteral("parallelism.dp=2") }));
-        QCOMPARE(raw(model, 0, OverviewModel::AllReduceColumn), kTinyParams * 2);
-        QVERIFY2(
-            model.data(model.index(0, OverviewModel::AllReduceColumn)).toString().startsWith(QLatin1String("3.25")),
+        QCOMPARE(raw(model, 0, OverviewModel::AllReduceColumn), kTinyParams * 4);
+        QVERIFY2(model.data(model.index(0, OverviewModel::AllReduceColumn)).toString().startsWith(QLatin1String("6.5")),
             qPrintable(model.data(model.index(0, OverviewModel::AllReduceColumn)).toString()));
         QCOMPARE(model.data(model.index(0, OverviewModel::AllReduceColumn), Qt::ToolTipRole).toString(),
-            QStringLiteral("3,410,432 bytes per rank per iteration"));
+            QStringLiteral("6,820,864 bytes per rank per iteration"));
         QCOMPARE(raw(model, 0, OverviewModel::AllGatherColumn), qint64(0));
         QCOMPARE(raw(model, 0, OverviewModel::ReduceScatterColumn), qint64(0));
         QCOMPARE(raw(model, 0, OverviewModel::AllToAllColumn), qint64(0));

@@ -171,6 +171,16 @@ namespace {
         training.fields.push_back(choice<Precision, 3>(bound(QStringLiteral("training.precision"),
             QObject::tr("Precision"), QObject::tr("16-bit means mixed precision with fp32 master weights"),
             &C::training, &TrainingConfig::precision)));
+        training.fields.push_back(
+            choice<Precision, 3>(bound(QStringLiteral("training.main_grad_dtype"), QObject::tr("Main gradients"),
+                QObject::tr("Dtype of the gradient buffer the backward pass accumulates into (Megatron's main_grad): "
+                            "fp32 or the training precision; fp32 under bf16 gives 18 bytes per parameter"),
+                &C::training, &TrainingConfig::mainGradDtype)));
+        training.fields.push_back(choice<Precision, 3>(bound(QStringLiteral("training.grad_reduce_dtype"),
+            QObject::tr("Gradient reduction"),
+            QObject::tr("Dtype of the data-parallel gradient all-reduce / reduce-scatter: fp32 (Megatron's default) "
+                        "or the training precision (--grad-reduce-in-bf16); not wider than the main gradients"),
+            &C::training, &TrainingConfig::gradReduceDtype)));
         training.fields.push_back(choice<Recompute, 3>(bound(QStringLiteral("training.recompute"),
             QObject::tr("Recompute"), QObject::tr("Activation recomputation: none, selective (attention) or full"),
             &C::training, &TrainingConfig::recompute)));
