@@ -229,7 +229,7 @@ namespace {
             std::filesystem::path path(value.scalar);
             const std::string& base = value.location.file;
             if (path.is_relative() && !base.empty() && base.front() != '<')
-                path = std::filesystem::path(base).parent_path() / path;
+                path = (std::filesystem::path(base).parent_path() / path).lexically_normal();
             HfImportOptions options;
             if (const Entry* seqLen = model->value.findEntry("seq_len");
                 seqLen && seqLen->value.kind == Kind::Scalar && isDecimalNumber(seqLen->value.scalar, true)) {
@@ -241,7 +241,7 @@ namespace {
                     options.seqLenLocation = seqLen->value.location;
                 }
             }
-            HfImport imported = importHfConfigFile(path.lexically_normal().string(), options);
+            HfImport imported = importHfConfigFile(path.string(), options);
             for (Diagnostic& d : imported.diagnostics) {
                 if (d.severity == Severity::Error)
                     m_errorPaths.push_back(keyPath);

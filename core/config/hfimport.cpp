@@ -1034,11 +1034,8 @@ const std::vector<std::string_view>& hfArchitectures()
 
 ConfigResult loadHfConfig(const std::string& path, const std::string& name, int64_t seqLen)
 {
-    std::error_code ec;
-    std::filesystem::path absolute = std::filesystem::absolute(path, ec);
-    if (ec)
-        absolute = path;
-    const std::string yaml = "model:\n  hf_config: " + quotedText(absolute.string())
+    // "<import-hf>" is no folder: a relative path stays relative to the working directory, and is reported as given.
+    const std::string yaml = "model:\n  hf_config: " + quotedText(path)
         + "\ntraining:\n  global_batch: " + std::to_string(kHfImportGlobalBatch) + "\n";
     std::vector<std::string> overrides { "name=" + quotedText(name) };
     if (seqLen > 0)
