@@ -70,7 +70,6 @@ private:
     {
         uint64_t bytes = 0;
         int64_t writer = -1; ///< first node that lists it as an output
-        int64_t lastReader = -1; ///< node whose end is the latest among its readers (after the replay)
         bool readBeforeWrite = false;
     };
 

@@ -88,6 +88,24 @@ struct ModelConfig
     friend bool operator==(const ModelConfig&, const ModelConfig&) = default;
 };
 
+/// Multi-head latent attention (DeepSeek-V2/V3) replaces the q/k/v projections.
+inline bool usesMla(const ModelConfig& m)
+{
+    return m.kvLoraRank > 0;
+}
+/// Per-head size of q and k without the RoPE part (MLA: qk_nope_head_dim); head_dim, or hidden/heads.
+inline int64_t qkHeadDim(const ModelConfig& m)
+{
+    if (usesMla(m))
+        return m.qkNopeHeadDim;
+    return m.headDim > 0 ? m.headDim : (m.heads > 0 ? m.hidden / m.heads : 0);
+}
+/// Per-head size of v: v_head_dim with MLA, else the q/k head size.
+inline int64_t valueHeadDim(const ModelConfig& m)
+{
+    return usesMla(m) ? m.vHeadDim : qkHeadDim(m);
+}
+
 /// Training setup (YAML `training:`).
 struct TrainingConfig
 {

@@ -113,8 +113,8 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "weights (FSDP: all-gathered layer by layer, one layer prefetched)." },
         { "parallelism.schedule", "1f1b", false, "Pipeline schedule: `gpipe`, `1f1b` or `interleaved`." },
         { "parallelism.virtual_stages", "1", false,
-            "Model chunks per pipeline rank; > 1 only with `interleaved`, and `layers` divisible by "
-            "`pp*virtual_stages`." },
+            "Model chunks per pipeline rank; > 1 only with `interleaved`. Every stage's layers divide evenly over "
+            "its chunks: `layers` divisible by `pp*virtual_stages` unless the split is uneven (below)." },
         { "parallelism.rank_order", "[tp, cp, ep, dp, pp]", false,
             "How ranks are numbered on the mesh, fastest-varying axis first; each of dp, tp, cp, ep, pp exactly "
             "once." },
@@ -126,14 +126,17 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "`tp`." },
         { "parallelism.first_stage_layers", "0", false,
             "Decoder layers on the first pipeline stage (Megatron's `--decoder-first-pipeline-num-layers`); 0 = an "
-            "even split. The other stages share the rest evenly." },
+            "even split. The stages not given share the rest evenly; with `virtual_stages` each chunk of the first "
+            "stage holds `first_stage_layers/virtual_stages`. Needs pp > 1; not with the two `account_for_` keys." },
         { "parallelism.last_stage_layers", "0", false,
-            "Decoder layers on the last pipeline stage (`--decoder-last-pipeline-num-layers`); 0 = an even split." },
+            "Decoder layers on the last pipeline stage (`--decoder-last-pipeline-num-layers`); 0 = an even split. "
+            "E.g. Llama 3 405B: 126 layers on pp 16 with 7 on the first and the last stage, 8 on the others." },
         { "parallelism.account_for_embedding_in_pipeline_split", "false", false,
-            "The embedding counts as one layer when the layers are split over the stages, so the first stage gets one "
-            "decoder layer fewer (Megatron's flag of the same name)." },
+            "The embedding counts as one layer when the layers are split over the stages, so the first chunk gets one "
+            "decoder layer fewer (Megatron's flag of the same name); `layers+1` (+2 with the loss) must divide by "
+            "`pp*virtual_stages`." },
         { "parallelism.account_for_loss_in_pipeline_split", "false", false,
-            "The LM head and loss count as one layer when the layers are split over the stages, so the last stage "
+            "The LM head and loss count as one layer when the layers are split over the stages, so the last chunk "
             "gets one decoder layer fewer." },
         { "cluster.gpu", "h100-sxm", false,
             "GPU preset for the step-time estimate: `a100-80gb`, `b200`, `h100-sxm` or `h200` (peak FLOP/s per "

@@ -133,6 +133,51 @@ namespace {
                     + " that fit in a file name with the suffixes added to it (a file name has at most 255 bytes)");
     }
 
+    void validateAttention(const ModelConfig& m, Validator& v)
+    {
+        const std::string family = toString(m.family);
+        for (const auto& [path, value] : { std::pair { "model.q_lora_rank", m.qLoraRank },
+                 { "model.kv_lora_rank", m.kvLoraRank }, { "model.qk_nope_head_dim", m.qkNopeHeadDim },
+                 { "model.qk_rope_head_dim", m.qkRopeHeadDim }, { "model.v_head_dim", m.vHeadDim } })
+            v.nonNegative(path, value);
+        if (m.qkNorm && m.family == Family::Gpt)
+            v.error("model.qk_norm", "qk_norm is a RMSNorm of llama-style models; family gpt has none");
+        if (m.qkvBias && m.family == Family::Gpt)
+            v.warning("model.qkv_bias", "qkv_bias has no effect with family gpt (its projections always have biases)");
+        if (!usesMla(m)) {
+            for (const auto& [path, value] :
+                { std::pair { "model.q_lora_rank", m.qLoraRank }, { "model.qk_nope_head_dim", m.qkNopeHeadDim },
+                    { "model.qk_rope_head_dim", m.qkRopeHeadDim }, { "model.v_head_dim", m.vHeadDim } })
+                if (value > 0)
+                    v.error(path,
+                        std::string(path).substr(6) + "=" + str(value)
+                            + " belongs to multi-head latent attention, which needs model.kv_lora_rank > 0");
+            return;
+        }
+        if (m.family == Family::Gpt)
+            v.error("model.kv_lora_rank", "multi-head latent attention needs family llama or moe, not gpt");
+        for (const auto& [path, value] : { std::pair { "model.qk_nope_head_dim", m.qkNopeHeadDim },
+                 { "model.qk_rope_head_dim", m.qkRopeHeadDim }, { "model.v_head_dim", m.vHeadDim } })
+            if (value <= 0)
+                v.error(path,
+                    "multi-head latent attention (kv_lora_rank=" + str(m.kvLoraRank) + ") needs "
+                        + std::string(path).substr(6) + " > 0, found " + str(value));
+        if (m.headDim != 0)
+            v.error("model.head_dim",
+                "with multi-head latent attention the head sizes are qk_nope_head_dim, qk_rope_head_dim and "
+                "v_head_dim; head_dim must be 0, found "
+                    + str(m.headDim));
+        if (m.kvHeads != m.heads)
+            v.error("model.kv_heads",
+                "multi-head latent attention projects a key and a value for every head: kv_heads=" + str(m.kvHeads)
+                    + " must equal heads=" + str(m.heads));
+        if (m.qkNorm)
+            v.error("model.qk_norm", "qk_norm is not part of multi-head latent attention");
+        if (m.attention != AttentionKernel::Flash)
+            v.error("model.attention",
+                "multi-head latent attention is modelled with the fused kernel only: expected flash, found eager");
+    }
+
     void validateModel(const ModelConfig& m, Validator& v)
     {
         v.positive("model.layers", m.layers);
@@ -149,8 +194,16 @@ namespace {
         if (!(m.ropeTheta >= 0))
             v.error("model.rope_theta", "expected a non-negative number, found " + formatNumber(m.ropeTheta));
 
-        if (hiddenOk && headsOk && m.hidden % m.heads != 0)
-            v.error("model.hidden", "hidden=" + str(m.hidden) + " is not divisible by heads=" + str(m.heads));
+        v.nonNegative("model.head_dim", m.headDim);
+        const bool mla = usesMla(m);
+        if (hiddenOk && headsOk && m.headDim == 0 && !mla && m.hidden % m.heads != 0)
+            v.error("model.hidden",
+                "hidden=" + str(m.hidden) + " is not divisible by heads=" + str(m.heads) + " (or give model.head_dim)");
+        validateAttention(m, v);
+        if (v.nonNegative("model.mtp_modules", m.mtpModules) && m.mtpModules > 0)
+            v.warning("model.mtp_modules",
+                "multi-token prediction is not modelled yet: parameters, FLOPs and memory leave out its "
+                    + str(m.mtpModules) + " module(s)");
         if (headsOk && kvOk) {
             if (m.kvHeads > m.heads)
                 v.error("model.kv_heads", "kv_heads=" + str(m.kvHeads) + " exceeds heads=" + str(m.heads));
@@ -171,12 +224,32 @@ namespace {
             if (m.expertFfnHidden <= 0)
                 v.error("model.expert_ffn_hidden",
                     "family moe needs expert_ffn_hidden > 0, found " + str(m.expertFfnHidden));
+            if (m.firstDenseLayers < 0 || (m.layers > 0 && m.firstDenseLayers >= m.layers))
+                v.error("model.first_dense_layers",
+                    "expected 0 to layers-1 = " + str(m.layers - 1) + " dense layers before the MoE layers, found "
+                        + str(m.firstDenseLayers));
+            if (!(m.moeCapacityFactor >= 0))
+                v.error("model.moe_capacity_factor",
+                    "expected a non-negative number, found " + formatNumber(m.moeCapacityFactor));
+            else if (m.moeCapacityFactor != 0)
+                v.warning("model.moe_capacity_factor",
+                    "moe_capacity_factor is not modelled yet: every expert receives the mean number of tokens");
+            if (!(m.moeRoutingImbalance >= 1))
+                v.error("model.moe_routing_imbalance",
+                    "expected a factor of at least 1 (the hottest expert's tokens over the mean), found "
+                        + formatNumber(m.moeRoutingImbalance));
+            else if (m.moeRoutingImbalance != 1)
+                v.warning("model.moe_routing_imbalance",
+                    "moe_routing_imbalance is not modelled yet: every expert receives the mean number of tokens");
         } else {
             const std::string family = toString(m.family);
             if (m.experts != 0)
                 v.error("model.experts", "experts=" + str(m.experts) + " needs family moe (family is " + family + ")");
             if (m.topK != 0)
                 v.error("model.top_k", "top_k=" + str(m.topK) + " needs family moe (family is " + family + ")");
+            if (m.firstDenseLayers != 0)
+                v.error("model.first_dense_layers",
+                    "first_dense_layers=" + str(m.firstDenseLayers) + " needs family moe (family is " + family + ")");
             if (m.expertFfnHidden != 0 || m.sharedExpertFfnHidden != 0)
                 v.warning(m.expertFfnHidden != 0 ? "model.expert_ffn_hidden" : "model.shared_expert_ffn_hidden",
                     "expert FFN sizes have no effect with family " + family);
@@ -197,6 +270,113 @@ namespace {
         }
         if (t.optimizer != "adam")
             v.error("training.optimizer", "expected adam (the only optimizer modelled), found \"" + t.optimizer + "\"");
+    }
+
+    /// How the layers are cut over the pipeline stages, with Megatron-LM's rules (megatron/core/transformer/
+    /// transformer_config.py, the uneven-PP and account_for_*_in_pipeline_split checks; training/arguments.py):
+    /// the even split needs layers divisible by pp*v (with v = 1 Stagecraft also accepts a remainder, given to the
+    /// first stages); first/last stage layers leave the middle stages an equal share divisible by v; with the
+    /// embedding or loss counted as a layer, layers + 1 (or + 2) divides by pp*v; the two kinds do not combine.
+    void validatePipelineSplit(const Config& c, Validator& v, bool ppOk, bool vsOk)
+    {
+        const ModelConfig& m = c.model;
+        const ParallelismConfig& p = c.parallelism;
+        const bool interleaved = vsOk && p.schedule == Schedule::Interleaved;
+        const int64_t vs = interleaved ? p.virtualStages : 1;
+        const bool uneven = p.firstStageLayers > 0 || p.lastStageLayers > 0;
+        const bool accounted = p.embeddingInSplit || p.lossInSplit;
+        if (!ppOk || m.layers <= 0)
+            return;
+        const std::string layers = "layers=" + str(m.layers);
+
+        if (uneven && accounted) {
+            v.error(p.embeddingInSplit ? "parallelism.account_for_embedding_in_pipeline_split"
+                                       : "parallelism.account_for_loss_in_pipeline_split",
+                std::string(p.embeddingInSplit ? "account_for_embedding_in_pipeline_split"
+                                               : "account_for_loss_in_pipeline_split")
+                    + " cannot be combined with first_stage_layers/last_stage_layers (Megatron-LM allows one kind "
+                      "of uneven split)");
+            return;
+        }
+        if (uneven) {
+            const char* firstKey = "parallelism.first_stage_layers";
+            const char* lastKey = "parallelism.last_stage_layers";
+            const char* setKey = p.lastStageLayers > 0 ? lastKey : firstKey;
+            if (p.pp == 1) {
+                v.error(setKey,
+                    std::string(p.lastStageLayers > 0 ? "last_stage_layers" : "first_stage_layers")
+                        + " needs pipeline stages to split; pp=1");
+                return;
+            }
+            const int64_t first = p.firstStageLayers, last = p.lastStageLayers;
+            if (first + last > m.layers) {
+                v.error(setKey,
+                    first > 0 && last > 0
+                        ? "first_stage_layers + last_stage_layers = " + str(first) + "+" + str(last) + " = "
+                            + str(first + last) + " exceeds " + layers
+                        : (first > 0 ? "first_stage_layers=" + str(first) : "last_stage_layers=" + str(last))
+                            + " exceeds " + layers);
+                return;
+            }
+            const int64_t middleStages = p.pp - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+            const int64_t middleLayers = m.layers - first - last;
+            const std::string middle = "the " + str(middleLayers) + " layers left by first_stage_layers=" + str(first)
+                + " and last_stage_layers=" + str(last);
+            if (middleStages == 0 && middleLayers > 0)
+                v.error(setKey,
+                    "with pp=2 and both end stages given there are no middle stages for " + middle
+                        + "; first_stage_layers + last_stage_layers must equal " + layers);
+            else if (middleStages > 0 && middleLayers == 0)
+                v.error(setKey,
+                    "first_stage_layers + last_stage_layers = " + str(first + last) + " leave no layer for the "
+                        + str(middleStages) + " middle stage" + (middleStages > 1 ? "s" : "") + " of pp=" + str(p.pp));
+            else if (middleStages > 0 && middleLayers % middleStages != 0)
+                v.error(setKey,
+                    middle + " are not divisible by the " + str(middleStages) + " middle stage"
+                        + (middleStages > 1 ? "s" : "") + " (pp=" + str(p.pp) + ")");
+            else {
+                // Interleaved: every stage's layers divide over its v chunks.
+                const std::string perChunk = "schedule interleaved puts an equal share on each of the " + str(vs)
+                    + " virtual stages of a pipeline stage: ";
+                if (vs > 1 && first % vs != 0)
+                    v.error(firstKey,
+                        perChunk + "first_stage_layers=" + str(first) + " is not divisible by "
+                            + "virtual_stages=" + str(vs));
+                if (vs > 1 && last % vs != 0)
+                    v.error(lastKey,
+                        perChunk + "last_stage_layers=" + str(last) + " is not divisible by "
+                            + "virtual_stages=" + str(vs));
+                if (vs > 1 && middleStages > 0 && (middleLayers / middleStages) % vs != 0)
+                    v.error("parallelism.virtual_stages",
+                        perChunk + "the " + str(middleLayers / middleStages) + " layers of each middle stage are not "
+                            + "divisible by virtual_stages=" + str(vs));
+            }
+            return;
+        }
+        const int64_t chunks = product(p.pp, vs);
+        if (accounted) {
+            const int64_t slots = m.layers + (p.embeddingInSplit ? 1 : 0) + (p.lossInSplit ? 1 : 0);
+            const std::string counted = p.embeddingInSplit && p.lossInSplit ? "the embedding and the loss"
+                : p.embeddingInSplit                                        ? "the embedding"
+                                                                            : "the loss";
+            if (chunks < 0 || slots % chunks != 0)
+                v.error(p.embeddingInSplit ? "parallelism.account_for_embedding_in_pipeline_split"
+                                           : "parallelism.account_for_loss_in_pipeline_split",
+                    "with " + counted + " counted as a layer, " + layers + " + " + str(slots - m.layers) + " = "
+                        + str(slots) + " must be divisible by "
+                        + (vs > 1 ? "pp*virtual_stages = " + str(p.pp) + "*" + str(vs)
+                                    + (chunks < 0 ? std::string() : " = " + str(chunks))
+                                  : "pp=" + str(p.pp)));
+            return;
+        }
+        if (p.pp > m.layers)
+            v.error("parallelism.pp", "pp=" + str(p.pp) + " exceeds " + layers + " (a stage needs a layer)");
+        else if (vs > 1 && (chunks < 0 || m.layers % chunks != 0))
+            v.error("parallelism.virtual_stages",
+                "schedule interleaved needs " + layers + " divisible by pp*virtual_stages = " + str(p.pp) + "*"
+                    + str(vs) + (chunks < 0 ? std::string() : " = " + str(chunks))
+                    + " (or first_stage_layers/last_stage_layers, or the embedding/loss counted as layers, "
+                      "that make the split even)");
     }
 
     void validateParallelism(const Config& c, Validator& v)
@@ -231,9 +411,7 @@ namespace {
                 tpDivides("shared_expert_ffn_hidden", m.sharedExpertFfnHidden);
             }
         }
-        if (ppOk && m.layers > 0 && p.pp > m.layers)
-            v.error(
-                "parallelism.pp", "pp=" + str(p.pp) + " exceeds layers=" + str(m.layers) + " (a stage needs a layer)");
+        validatePipelineSplit(c, v, ppOk, vsOk);
         if (epOk && dpOk && p.dp % p.ep != 0)
             v.error("parallelism.ep",
                 "ep=" + str(p.ep) + " does not divide dp=" + str(p.dp)
@@ -263,14 +441,6 @@ namespace {
                 v.error("parallelism.virtual_stages",
                     "virtual_stages=" + str(p.virtualStages) + " needs schedule interleaved, found schedule "
                         + toString(p.schedule));
-            if (p.schedule == Schedule::Interleaved && ppOk && m.layers > 0) {
-                const int64_t chunks = product(p.pp, p.virtualStages);
-                if (chunks < 0 || m.layers % chunks != 0)
-                    v.error("parallelism.virtual_stages",
-                        "schedule interleaved needs layers=" + str(m.layers)
-                            + " divisible by pp*virtual_stages = " + str(p.pp) + "*" + str(p.virtualStages)
-                            + (chunks < 0 ? std::string() : " = " + str(chunks)));
-            }
             if (p.schedule == Schedule::Interleaved && p.virtualStages == 1)
                 v.warning("parallelism.schedule", "schedule interleaved with virtual_stages=1 is plain 1f1b");
             // Megatron-LM's interleaved 1F1B walks micro-batches in groups of pp.

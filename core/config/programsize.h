@@ -20,7 +20,9 @@ inline constexpr int64_t kDefaultMaxProgramNodes = 20000000;
 /// parallelism (its collectives), 8 with context parallelism, 30 with full and 8 with selective recompute, 4 with
 /// ZeRO-3 gathers, 10 for an MoE layer's router, dispatch and combine; plus 30 per stage and micro-batch
 /// (embedding, head, loss, sends, receives) and 20 per layer per iteration (reductions, optimizer). Fitted as an
-/// upper bound over the presets and their parallel variants (tests/core/tst_distribution). Saturates at INT64_MAX.
+/// upper bound over the presets and their parallel variants (tests/core/tst_distribution). The layers count once
+/// over all stages, so an uneven split (first/last stage layers, account_for_*) leaves the estimate as it is.
+/// Saturates at INT64_MAX.
 int64_t estimatedProgramNodes(const Config& config);
 
 } // namespace stagecraft

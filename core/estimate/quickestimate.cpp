@@ -430,25 +430,44 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         }
         shape.mr = interleaved && shape.pr >= 2 ? shape.pr : 1;
 
-        // Layers per real chunk, and the reduced layer counts to extrapolate from.
-        const StagePlan real(config.model.layers, shape.p, shape.v);
-        std::vector<int32_t> chunkLayers(static_cast<size_t>(real.chunkCount()));
-        for (int32_t g = 0; g < real.chunkCount(); ++g)
-            chunkLayers[static_cast<size_t>(g)] = real.endLayer(g) - real.firstLayer(g);
+        // Layers per real chunk (the real split: uneven first/last stages, or the embedding and the loss counted
+        // as layers), and the reduced layer counts to extrapolate from. First/last stage layers are extrapolated
+        // from evenly split reduced plans. The embedding or loss counted as a layer is kept in the reduced plans
+        // (the first or last chunk holds one layer fewer there too), so a chunk is measured by its slots (decoder
+        // layers plus the embedding or loss slot): a chunk with the embedding alone is then measured, not
+        // extrapolated below one layer.
+        const StagePlan real = StagePlan::forConfig(config);
+        const int32_t chunkCount = real.chunkCount();
+        const bool slotted = real.splitApplied() && !PipelineSplit::fromConfig(par).uneven() && chunkCount >= 2;
+        const int32_t embeddingSlot = slotted && par.embeddingInSplit ? 1 : 0;
+        const int32_t lossSlot = slotted && par.lossInSplit ? 1 : 0;
+        auto slotsOf = [&](int32_t g) { return (g == 0 ? embeddingSlot : 0) + (g == chunkCount - 1 ? lossSlot : 0); };
+        std::vector<int32_t> chunkLayers(static_cast<size_t>(chunkCount)); // slots with `slotted`
+        for (int32_t g = 0; g < chunkCount; ++g)
+            chunkLayers[static_cast<size_t>(g)] = real.chunkLayers(g) + slotsOf(g);
         const auto [minIt, maxIt] = std::minmax_element(chunkLayers.begin(), chunkLayers.end());
         // One layer per chunk for every stage type; when real chunks hold other counts, the change that a second
         // layer per chunk makes is measured on one stage type (a middle one when there is one: pure layers) and
         // applied to all: an added decoder layer brings the same nodes, buffers and state on every stage.
         const bool exactLayers = *minIt == *maxIt && *minIt <= 2;
-        const int32_t baseLayers = exactLayers ? *minIt : std::min(*minIt, 2);
+        // A chunk left with no decoder layer (the embedding or the loss counted as one) is extrapolated down from
+        // one layer: a reduced model needs a layer in every chunk.
+        int32_t baseLayers = exactLayers ? *minIt : std::clamp(*minIt, 1, 2);
+        if (int64_t(baseLayers) * shape.pr * shape.v - embeddingSlot - lossSlot < 1)
+            baseLayers = 2; // a reduced model needs a decoder layer (unreachable for a valid plan)
         const int32_t deltaType = shape.pr == 3 ? 1 : 0;
 
         const Mesh realMesh(par);
         int64_t nodes = 0;
         auto buildProfiles = [&](int32_t layersPerChunk, int32_t onlyType, std::vector<StageProfile>& profiles) {
             Config reduced = config;
-            reduced.model.layers = int64_t(layersPerChunk) * shape.pr * shape.v;
+            reduced.model.layers = int64_t(layersPerChunk) * shape.pr * shape.v - embeddingSlot - lossSlot;
             reduced.parallelism.pp = shape.pr;
+            // Every chunk of a reduced plan has layersPerChunk layers (slots); the real split is in chunkLayers.
+            reduced.parallelism.firstStageLayers = 0;
+            reduced.parallelism.lastStageLayers = 0;
+            reduced.parallelism.embeddingInSplit = embeddingSlot > 0;
+            reduced.parallelism.lossInSplit = lossSlot > 0;
             reduced.training.globalBatch = config.training.microBatch * par.dp * shape.mr;
             DistributionPlan* plan = nullptr;
             std::optional<DistributionPlan> local;
@@ -480,25 +499,26 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         if (!buildProfiles(baseLayers, -1, base) || (!exactLayers && !buildProfiles(baseLayers + 1, deltaType, next))
             || (threeMeasured && !buildProfiles(baseLayers + 2, deltaType, third)))
             return false;
-        std::map<std::pair<int32_t, int32_t>, StageProfile> extrapolated; // (type, layers per chunk)
+        // The profile of a stage type with `layers` per chunk (fractional for a stage whose chunks differ).
+        auto extrapolated = [&](int32_t type, double layers) {
+            const StageProfile& b = base[static_cast<size_t>(type)];
+            const size_t d = static_cast<size_t>(deltaType);
+            if (exactLayers)
+                return b;
+            if (!threeMeasured || layers <= baseLayers + 1)
+                return extrapolate(b, base[d], next[d], layers - baseLayers);
+            return extrapolate(extrapolate(b, base[d], next[d], 1.0), next[d], third[d], layers - baseLayers - 1);
+        };
+        std::map<std::pair<int32_t, int32_t>, StageProfile> perChunk; // (type, layers per chunk)
         auto profileFor = [&](int32_t type, int32_t layers) -> const StageProfile& {
-            auto [it, inserted] = extrapolated.try_emplace({ type, layers });
-            if (inserted) {
-                const StageProfile& b = base[static_cast<size_t>(type)];
-                const size_t d = static_cast<size_t>(deltaType);
-                if (exactLayers)
-                    it->second = b;
-                else if (!threeMeasured || layers <= baseLayers + 1)
-                    it->second = extrapolate(b, base[d], next[d], double(layers - baseLayers));
-                else
-                    it->second = extrapolate(
-                        extrapolate(b, base[d], next[d], 1.0), next[d], third[d], double(layers - baseLayers - 1));
-            }
+            auto [it, inserted] = perChunk.try_emplace({ type, layers });
+            if (inserted)
+                it->second = extrapolated(type, double(layers));
             return it->second;
         };
 
         // Point-to-point placement of every real stage towards its two neighbours.
-        const int32_t p = shape.p, chunks = real.chunkCount();
+        const int32_t p = shape.p, chunks = chunkCount;
         auto sendTime = [&](int32_t from, int32_t to, const UnitProfile& unit) {
             const RankId a = realMesh.withCoordinate(RankId { 0 }, Axis::Pp, from);
             const RankId b = realMesh.withCoordinate(RankId { 0 }, Axis::Pp, to);
@@ -574,7 +594,16 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                 error = "the pipeline schedule deadlocks at stage " + std::to_string(s);
                 return false;
             }
-            const StageProfile& prof = *chunkProfile[static_cast<size_t>(s)];
+            // The resident state and the tail follow the stage's layers, all chunks together: with the embedding
+            // or the loss counted as a layer, its chunks hold different counts.
+            int32_t stageSlots = real.stageLayers(s);
+            for (int32_t c = 0; c < shape.v; ++c)
+                stageSlots += slotsOf(c * p + s);
+            const double stageLayers = double(stageSlots) / shape.v;
+            const StageProfile& first = *chunkProfile[static_cast<size_t>(s)];
+            const StageProfile prof = stageLayers == double(chunkLayers[static_cast<size_t>(s)])
+                ? first
+                : extrapolated(stageType(s, shape), stageLayers);
             // The tail (optimizer, parameter gathers) after the last unit; it waits for the gradient reductions
             // still on the communication stream.
             const double start = computeFree[static_cast<size_t>(s)];

@@ -30,6 +30,26 @@ MemoryTimeline computeMemoryTimeline(const ClassProgram& program)
         for (int32_t b : node.reads)
             tl.lastUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
     }
+    // A collective runs on the communication stream while later compute goes on: its buffers stay in use until
+    // the first node that waits for it (a consumer that runs nodes as soon as they are ready, such as ASTRA-sim,
+    // frees them no earlier). A collective nothing waits for, and a send, release them where they are issued.
+    std::vector<int32_t> firstWaiter(n, -1);
+    for (size_t j = 0; j < n; ++j) {
+        const ProgramNode& node = program.nodes[j];
+        for (const std::vector<NodeId>* deps : { &node.dataDeps, &node.ctrlDeps })
+            for (NodeId d : *deps)
+                if (d.value < j && firstWaiter[d.value] < 0)
+                    firstWaiter[d.value] = static_cast<int32_t>(j);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const ProgramNode& node = program.nodes[i];
+        if (node.kind != NodeKind::Collective || firstWaiter[i] <= static_cast<int32_t>(i) + 1)
+            continue;
+        const int32_t until = firstWaiter[i] - 1;
+        for (const std::vector<int32_t>* list : { &node.reads, &node.writes })
+            for (int32_t b : *list)
+                tl.lastUse[static_cast<size_t>(b)] = std::max(tl.lastUse[static_cast<size_t>(b)], until);
+    }
     // Sweep allocation (+) and free (-) events per category.
     std::vector<CategoryBytes> delta(n + 1, CategoryBytes {});
     for (size_t b = 0; b < buffers; ++b) {

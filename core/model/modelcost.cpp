@@ -34,6 +34,11 @@ Binding modelBinding(const Config& config, bool padVocabForTp)
     b.set(s.kexperts, m.topK > 0 ? m.topK : 1);
     b.set(s.dffExpert, m.expertFfnHidden);
     b.set(s.dffShared, m.sharedExpertFfnHidden);
+    b.set(s.dhead, qkHeadDim(m));
+    b.set(s.dvhead, valueHeadDim(m));
+    b.set(s.dqlora, m.qLoraRank);
+    b.set(s.dkvlora, m.kvLoraRank);
+    b.set(s.drope, m.qkRopeHeadDim);
     b.set(s.dp, p.dp);
     b.set(s.tp, p.tp);
     b.set(s.cp, p.cp);
@@ -69,16 +74,19 @@ bool computeModelCost(
     Binding b = modelBinding(config);
     const int64_t sequencesPerMicroBatch = config.training.microBatch * config.parallelism.dp;
     b.set(ModelSymbols::get().batch, 1);
-    const Expr recompute = config.training.recompute == Recompute::Full ? graph.fullRecomputeFlops
-        : config.training.recompute == Recompute::Selective             ? graph.selectiveRecomputeFlops
-                                                                        : Expr(0);
+    // Recompute: what the policy re-runs plus what fused attention kernels re-run in their backward; the
+    // backward count below leaves the latter out, so forward + backward are model FLOPs (PaLM appendix B).
+    const Expr recompute = (config.training.recompute == Recompute::Full               ? graph.fullRecomputeFlops
+                                   : config.training.recompute == Recompute::Selective ? graph.selectiveRecomputeFlops
+                                                                                       : Expr(0))
+        + graph.kernelRecomputeFlops;
     ModelCost c;
     c.microBatches = microBatchesPerIteration(config);
     int64_t forward = 0, backward = 0, recomputed = 0;
     std::string keyPath;
     if (!evalInto(graph.parameterCount(), b, c.params, error, keyPath)
         || !evalInto(graph.flops(Pass::Forward), b, forward, error, keyPath)
-        || !evalInto(graph.flops(Pass::Backward), b, backward, error, keyPath)
+        || !evalInto(graph.flops(Pass::Backward) - graph.kernelRecomputeFlops, b, backward, error, keyPath)
         || !evalInto(recompute, b, recomputed, error, keyPath)
         || !evalInto(graph.flops(Pass::Optimizer), b, c.optimizerFlops, error, keyPath)) {
         if (errorKeyPath)

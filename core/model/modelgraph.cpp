@@ -82,6 +82,12 @@ namespace {
             m_graph->causalMask = model.causalMask;
             m_graph->tiedEmbeddings = model.tiedEmbeddings;
             m_graph->sharedExpert = model.family == Family::Moe && model.sharedExpertFfnHidden > 0;
+            m_graph->attention = model.attention;
+            m_graph->qkNorm = model.qkNorm;
+            m_graph->qkvBias = model.qkvBias;
+            m_graph->mla = usesMla(model);
+            m_graph->qLora = model.qLoraRank > 0;
+            m_graph->firstDenseLayers = static_cast<int32_t>(model.firstDenseLayers);
             m_act = precision == Precision::Fp32 ? DType::F32 : precision == Precision::Fp16 ? DType::F16 : DType::BF16;
         }
 
@@ -181,11 +187,17 @@ namespace {
 
         TensorId norm(const std::string& name, TensorId x)
         {
+            return norm(name, x, Region::Sequence, { I::Hidden });
+        }
+        /// A norm over the last dims of x with a weight of `weightDims` (LayerNorm with bias for gpt).
+        TensorId norm(const std::string& name, TensorId x, Region region, Labels weightDims)
+        {
             const bool layerNorm = m_model.family == Family::Gpt;
-            std::vector<Operand> inputs { in(x), in(weight(name + ".weight", { I::Hidden })) };
+            std::vector<Operand> inputs { in(x), in(weight(name + ".weight", weightDims)) };
             if (layerNorm)
-                inputs.push_back(in(weight(name + ".bias", { I::Hidden })));
-            return fwd(OpKind::Norm, name, Region::Sequence, std::move(inputs), g().tensor(x).dims, g().tensor(x).dims,
+                inputs.push_back(in(weight(name + ".bias", weightDims)));
+            const Labels dims = g().tensor(x).dims; // a copy: weight() may reallocate the tensor list
+            return fwd(OpKind::Norm, name, region, std::move(inputs), dims, dims,
                 constant(layerNorm ? flopcost::kLayerNormFwd : flopcost::kRmsNormFwd));
         }
 
@@ -208,9 +220,14 @@ namespace {
         /// A linear layer with an optional bias (gpt); the bias add is fused into the matmul kernel.
         TensorId linear(const std::string& name, Region region, Operand x, Labels wDims, Labels outDims)
         {
+            return linear(
+                name, region, std::move(x), std::move(wDims), std::move(outDims), m_model.family == Family::Gpt);
+        }
+        TensorId linear(const std::string& name, Region region, Operand x, Labels wDims, Labels outDims, bool bias)
+        {
             TensorId w = weight(name + ".weight", std::move(wDims));
             TensorId y = matmul(name, region, std::move(x), w, outDims);
-            if (m_model.family == Family::Gpt) {
+            if (bias) {
                 Labels biasDims(outDims.begin() + 2, outDims.end()); // the output features
                 TensorId b = weight(name + ".bias", biasDims);
                 g().ops.back().inputs.push_back(in(b));
@@ -247,38 +264,101 @@ namespace {
     {
         const std::string p = "L" + std::to_string(m_layer) + ".attn";
         const bool gpt = m_model.family == Family::Gpt;
+        const bool mla = usesMla(m_model);
+        const bool bias = gpt || m_model.qkvBias;
         TensorId xn = norm(p + ".norm", x);
-        TensorId q = linear(p + ".q", Region::Attention, in(xn), { I::Hidden, I::Heads, I::HeadDim },
-            { I::Batch, I::Seq, I::Heads, I::HeadDim });
-        TensorId k = linear(p + ".k", Region::Attention, in(xn), { I::Hidden, I::KVHeads, I::HeadDim },
-            { I::Batch, I::Seq, I::KVHeads, I::HeadDim });
-        TensorId v = linear(p + ".v", Region::Attention, in(xn), { I::Hidden, I::KVHeads, I::HeadDim },
-            { I::Batch, I::Seq, I::KVHeads, I::HeadDim });
-        if (!gpt) {
-            const Labels qd { I::Batch, I::Seq, I::Heads, I::HeadDim };
-            const Labels kd { I::Batch, I::Seq, I::KVHeads, I::HeadDim };
-            q = fwd(OpKind::Rope, p + ".rope_q", Region::Attention, { in(q) }, qd, qd, constant(flopcost::kRope));
-            k = fwd(OpKind::Rope, p + ".rope_k", Region::Attention, { in(k) }, kd, kd, constant(flopcost::kRope));
+        const Labels qd { I::Batch, I::Seq, I::Heads, I::HeadDim };
+        const Labels kd { I::Batch, I::Seq, I::KVHeads, I::HeadDim };
+        const Labels vd { I::Batch, I::Seq, I::KVHeads, I::VHeadDim };
+        const Labels kvSeq { I::Batch, I::SeqKV, I::KVHeads, I::HeadDim };
+        const Labels vSeq { I::Batch, I::SeqKV, I::KVHeads, I::VHeadDim };
+        // Multi-head latent attention (DeepSeek-V2 §2.1, DeepSeek-V3 §2.1.1): the query comes from a low-rank
+        // latent (q_lora_rank), keys and values are projected up per head from a shared kv_lora_rank latent, and
+        // a decoupled RoPE part of qk_rope_head_dim: per-head for the query, one key head shared by all heads.
+        // The down projections are not split by tensor parallelism (Megatron-LM runs them duplicated).
+        std::vector<Operand> queries, keys;
+        TensorId v;
+        if (mla) {
+            const Labels qr { I::Batch, I::Seq, I::Heads, I::RopeDim };
+            Operand qIn = in(xn);
+            Labels qW { I::Hidden };
+            if (m_model.qLoraRank > 0) {
+                TensorId qa = linear(p + ".q_a", Region::Attention, in(xn), { I::Hidden, I::QLora },
+                    { I::Batch, I::Seq, I::QLora }, false);
+                qIn = in(norm(p + ".q_a_norm", qa, Region::Attention, { I::QLora }));
+                qW = { I::QLora };
+            }
+            const Index qSrc = qW.front();
+            TensorId qn = linear(p + ".q_nope", Region::Attention, qIn, { qSrc, I::Heads, I::HeadDim }, qd, false);
+            TensorId qp = linear(p + ".q_rope", Region::Attention, qIn, { qSrc, I::Heads, I::RopeDim }, qr, false);
+            qp = fwd(OpKind::Rope, p + ".rope_q", Region::Attention, { in(qp) }, qr, qr, constant(flopcost::kRope));
+            TensorId ckv = linear(p + ".kv_a", Region::Attention, in(xn), { I::Hidden, I::KVLora },
+                { I::Batch, I::Seq, I::KVLora }, false);
+            const Labels kr { I::Batch, I::Seq, I::RopeDim };
+            TensorId kp = linear(p + ".k_rope", Region::Attention, in(xn), { I::Hidden, I::RopeDim }, kr, false);
+            kp = fwd(OpKind::Rope, p + ".rope_k", Region::Attention, { in(kp) }, kr, kr, constant(flopcost::kRope));
+            TensorId ckvn = norm(p + ".kv_a_norm", ckv, Region::Attention, { I::KVLora });
+            // MLA has as many key/value heads as query heads (KVHead = Head).
+            TensorId kn =
+                linear(p + ".k_nope", Region::Attention, in(ckvn), { I::KVLora, I::KVHeads, I::HeadDim }, kd, false);
+            v = linear(p + ".v", Region::Attention, in(ckvn), { I::KVLora, I::KVHeads, I::VHeadDim }, vd, false);
+            queries = { in(qn), in(qp) };
+            keys = { in(kn, kvSeq), in(kp, { I::Batch, I::SeqKV, I::RopeDim }) };
+        } else {
+            TensorId q = linear(p + ".q", Region::Attention, in(xn), { I::Hidden, I::Heads, I::HeadDim }, qd, bias);
+            TensorId k = linear(p + ".k", Region::Attention, in(xn), { I::Hidden, I::KVHeads, I::HeadDim }, kd, bias);
+            v = linear(p + ".v", Region::Attention, in(xn), { I::Hidden, I::KVHeads, I::VHeadDim }, vd, bias);
+            if (m_model.qkNorm) {
+                // Qwen3: RMSNorm over each head's dims, one weight of head_dim shared by the heads.
+                q = norm(p + ".q_norm", q, Region::Attention, { I::HeadDim });
+                k = norm(p + ".k_norm", k, Region::Attention, { I::HeadDim });
+            }
+            if (!gpt) {
+                q = fwd(OpKind::Rope, p + ".rope_q", Region::Attention, { in(q) }, qd, qd, constant(flopcost::kRope));
+                k = fwd(OpKind::Rope, p + ".rope_k", Region::Attention, { in(k) }, kd, kd, constant(flopcost::kRope));
+            }
+            queries = { in(q) };
+            keys = { in(k, kvSeq) };
         }
         // Core attention: Q K^T, softmax, (dropout), P V. The S x S work; a causal kernel does half of it.
         const RecomputeClass saved = m_recompute;
         m_recompute = RecomputeClass::Selective;
         const Expr mac = m_model.causalMask ? Expr(1) : constant(flopcost::kMultiplyAdd);
-        const Labels scoreDims { I::Batch, I::Heads, I::Seq, I::SeqKV };
-        TensorId scores = fwd(OpKind::AttentionScores, p + ".scores", Region::Attention,
-            { in(q), in(k, { I::Batch, I::SeqKV, I::KVHeads, I::HeadDim }) }, scoreDims,
-            { I::Batch, I::Heads, I::Seq, I::SeqKV, I::HeadDim }, mac);
         const Expr causalHalf = m_model.causalMask ? Expr(1) / Expr(2) : Expr(1);
-        TensorId probs = fwd(OpKind::Softmax, p + ".softmax", Region::Attention, { in(scores) }, scoreDims, scoreDims,
-            causalHalf * constant(flopcost::kSoftmaxFwd));
-        if (gpt)
-            probs = dropout(p + ".attn_dropout", Region::Attention, probs);
-        TensorId ctx = fwd(OpKind::AttentionContext, p + ".context", Region::Attention,
-            { in(probs), in(v, { I::Batch, I::SeqKV, I::KVHeads, I::HeadDim }) },
-            { I::Batch, I::Seq, I::Heads, I::HeadDim }, { I::Batch, I::Heads, I::Seq, I::SeqKV, I::HeadDim }, mac);
+        const Labels ctxDims { I::Batch, I::Seq, I::Heads, I::VHeadDim };
+        TensorId ctx;
+        if (m_model.attention == AttentionKernel::Flash) {
+            // One fused kernel (Dao et al. 2022, FlashAttention; Dao 2023, FlashAttention-2): the scores stay in
+            // on-chip memory; it keeps its output and the fp32 log-sum-exp per query row for the backward.
+            const auto& sym = ModelSymbols::get();
+            Expr qkDim = Expr::symbol(sym.dhead);
+            if (mla)
+                qkDim += Expr::symbol(sym.drope);
+            const Expr vDim = Expr::symbol(sym.dvhead);
+            std::vector<Operand> inputs = queries;
+            inputs.insert(inputs.end(), keys.begin(), keys.end());
+            inputs.push_back(in(v, vSeq));
+            ctx = newTensor(p + ".flash", ctxDims, TensorRole::Activation, m_layer, m_act, true);
+            const Labels lseDims { I::Batch, I::Heads, I::Seq };
+            TensorId lse = newTensor(p + ".flash.lse", lseDims, TensorRole::Activation, m_layer, DType::F32, false);
+            addOp(OpKind::FlashAttention, p + ".flash", Region::Attention, std::move(inputs),
+                { Operand { ctx, ctxDims }, Operand { lse, lseDims } }, { I::Batch, I::Heads, I::Seq, I::SeqKV },
+                mac * (qkDim + vDim) + causalHalf * constant(flopcost::kSoftmaxFwd));
+        } else {
+            const Labels scoreDims { I::Batch, I::Heads, I::Seq, I::SeqKV };
+            TensorId scores =
+                fwd(OpKind::AttentionScores, p + ".scores", Region::Attention, { queries.front(), keys.front() },
+                    scoreDims, { I::Batch, I::Heads, I::Seq, I::SeqKV, I::HeadDim }, mac);
+            TensorId probs = fwd(OpKind::Softmax, p + ".softmax", Region::Attention, { in(scores) }, scoreDims,
+                scoreDims, causalHalf * constant(flopcost::kSoftmaxFwd));
+            if (gpt)
+                probs = dropout(p + ".attn_dropout", Region::Attention, probs);
+            ctx = fwd(OpKind::AttentionContext, p + ".context", Region::Attention, { in(probs), in(v, vSeq) }, ctxDims,
+                { I::Batch, I::Heads, I::Seq, I::SeqKV, I::VHeadDim }, mac);
+        }
         m_recompute = saved;
-        TensorId o = linear(
-            p + ".o", Region::Attention, in(ctx), { I::Heads, I::HeadDim, I::Hidden }, { I::Batch, I::Seq, I::Hidden });
+        TensorId o = linear(p + ".o", Region::Attention, in(ctx), { I::Heads, I::VHeadDim, I::Hidden },
+            { I::Batch, I::Seq, I::Hidden }, gpt);
         if (gpt)
             o = dropout(p + ".dropout", Region::Sequence, o);
         return add(p + ".residual", Region::Sequence, x, in(o));
@@ -358,7 +438,8 @@ namespace {
             x = attention(x);
             const std::string p = "L" + std::to_string(l);
             TensorId xn = norm(p + ".mlp.norm", x);
-            TensorId y = m_model.family == Family::Moe ? moeMlp(xn) : denseMlp(p + ".mlp", xn, I::Ffn, Region::Mlp);
+            const bool moeLayer = m_model.family == Family::Moe && l >= m_model.firstDenseLayers;
+            TensorId y = moeLayer ? moeMlp(xn) : denseMlp(p + ".mlp", xn, I::Ffn, Region::Mlp);
             if (gpt)
                 y = dropout(p + ".mlp.dropout", Region::Sequence, y);
             x = add(p + ".mlp.residual", Region::Sequence, x, in(y));
@@ -376,13 +457,19 @@ namespace {
             logits =
                 matmul("lm_head", Region::Vocab, in(xf), weight("lm_head.weight", { I::Hidden, I::Vocab }), logitDims);
         TensorId labels = newTensor("labels", tokenDims, TensorRole::Input, m_layer, DType::I32, false);
-        // Cross-entropy over the vocabulary in two steps so that a vocab split shows its reduction: the log-sum-exp
-        // statistics are a partial sum over the vocab shards, the per-token loss needs them complete.
-        TensorId stats = fwd(OpKind::CrossEntropy, "loss.stats", Region::Vocab, { in(logits), in(labels) }, tokenDims,
-            { I::Batch, I::Seq, I::Vocab }, constant(flopcost::kCrossEntropyFwd), DType::F32);
+        // Vocab-parallel cross-entropy as Megatron-LM computes it (tensor_parallel/cross_entropy.py): the row
+        // maximum, the target's logit and the sum of exp(logit - max) are each a reduction over the vocab
+        // shards (three all-reduces over tp: max, and two sums); the per-token loss needs all three complete.
+        const Labels vocabSpace { I::Batch, I::Seq, I::Vocab };
+        TensorId rowMax = fwd(OpKind::CrossEntropy, "loss.max", Region::Vocab, { in(logits) }, tokenDims, vocabSpace,
+            Expr(1), DType::F32);
+        TensorId target = fwd(OpKind::CrossEntropy, "loss.target", Region::Vocab, { in(logits), in(labels) }, tokenDims,
+            vocabSpace, Expr(0), DType::F32);
+        TensorId sumExp = fwd(OpKind::CrossEntropy, "loss.sum_exp", Region::Vocab, { in(logits), in(rowMax) },
+            tokenDims, vocabSpace, constant(flopcost::kCrossEntropyFwd - 1), DType::F32);
         TensorId loss = newTensor("loss", tokenDims, TensorRole::Loss, m_layer, DType::F32, false);
-        addOp(OpKind::CrossEntropy, "loss", Region::Vocab, { in(stats) }, { Operand { loss, tokenDims } }, tokenDims,
-            Expr(1));
+        addOp(OpKind::CrossEntropy, "loss", Region::Vocab, { in(rowMax), in(target), in(sumExp) },
+            { Operand { loss, tokenDims } }, tokenDims, Expr(1));
 
         m_graph->firstBackwardOp = static_cast<int32_t>(m_graph->ops.size());
         differentiate();
@@ -404,6 +491,12 @@ namespace {
                 g.fullRecomputeFlops += f;
             if (op.pass == Pass::Forward && op.recompute == RecomputeClass::Selective)
                 g.selectiveRecomputeFlops += f;
+            if (!op.kernelRecomputePerPoint.isZero()) {
+                Expr recomputed = op.kernelRecomputePerPoint;
+                for (Index i : op.space)
+                    recomputed *= indexExtent(i);
+                g.kernelRecomputeFlops += recomputed;
+            }
         }
         return m_graph;
     }
@@ -478,14 +571,16 @@ namespace {
 
             if (fop.kind == OpKind::CrossEntropy) {
                 // The loss is the seed of backward: d logits = softmax(logits) - one-hot, from the saved logits and
-                // the (complete) statistics. The per-token "loss" op itself has no backward.
-                if (fop.name != "loss.stats")
+                // the complete maximum and sum of exp. The statistics ops and the per-token loss have no backward
+                // of their own; this one runs where the sum of exp was made.
+                if (fop.name != "loss.sum_exp")
                     continue;
                 const Operand& logits = fop.inputs[0];
                 const Op& lossOp = g().ops[static_cast<size_t>(idx + 1)];
-                Operand stats { lossOp.inputs[0].tensor, lossOp.inputs[0].labels };
+                const Op& targetOp = g().ops[static_cast<size_t>(idx - 1)];
                 Operand d = gradFor(logits, "");
-                emit(".bwd", { logits, stats, fop.inputs[1] }, { d }, constant(flopcost::kCrossEntropyBwd));
+                emit(".bwd", { logits, lossOp.inputs[0], lossOp.inputs[2], targetOp.inputs[1] }, { d },
+                    constant(flopcost::kCrossEntropyBwd));
                 record(logits, d);
                 continue;
             }
@@ -502,6 +597,44 @@ namespace {
             if (dys.empty())
                 continue;
             const Operand& dy = dys.front();
+
+            if (fop.kind == OpKind::FlashAttention) {
+                // The fused backward (FlashAttention-2, Algorithm 2) re-runs Q K^T and the softmax from the saved
+                // log-sum-exp, then computes dV = P^T dO, dP = dO V^T, dQ = dS K and dK = dS^T Q: per point of
+                // the (batch, heads, seq, seq_kv) space 3 q/k-sized and 2 v-sized multiply-adds. Only the first
+                // of them and the softmax are recompute; the rest is the model's 2x-forward backward.
+                const auto& sym = ModelSymbols::get();
+                Expr qkDim = Expr::symbol(sym.dhead);
+                if (m_graph->mla)
+                    qkDim += Expr::symbol(sym.drope);
+                const Expr vDim = Expr::symbol(sym.dvhead);
+                const Expr mac = m_model.causalMask ? Expr(1) : constant(flopcost::kMultiplyAdd);
+                const Expr half = m_model.causalMask ? Expr(1) / Expr(2) : Expr(1);
+                std::vector<Operand> inputs { dy };
+                inputs.insert(inputs.end(), fop.inputs.begin(), fop.inputs.end());
+                inputs.push_back(fop.outputs[0]);
+                inputs.push_back(fop.outputs[1]);
+                std::vector<Operand> outs;
+                std::vector<std::pair<Operand, Operand>> recorded;
+                for (const Operand& x : fop.inputs) {
+                    if (!needsGrad(x))
+                        continue;
+                    Operand dx = gradFor(x, ".flash");
+                    outs.push_back(dx);
+                    recorded.emplace_back(x, dx);
+                }
+                const int i =
+                    addOp(fop.kind, fop.name + ".bwd", fop.region, std::move(inputs), std::move(outs), fop.space,
+                        mac * (Expr(3) * qkDim + Expr(2) * vDim)
+                            + half * constant(flopcost::kSoftmaxFwd + flopcost::kSoftmaxBwd),
+                        Pass::Backward);
+                Op& bop = g().ops[static_cast<size_t>(i)];
+                bop.forwardOp = idx;
+                bop.kernelRecomputePerPoint = mac * qkDim + half * constant(flopcost::kSoftmaxFwd);
+                for (auto& [x, dx] : recorded)
+                    record(x, dx);
+                continue;
+            }
 
             switch (fop.kind) {
             case OpKind::MatMul:

@@ -26,6 +26,13 @@ public:
     bool causalMask = true;
     bool tiedEmbeddings = false;
     bool sharedExpert = false;
+    /// The structural choices the graph was built with (ModelConfig fields that change ops, not extents).
+    AttentionKernel attention = AttentionKernel::Flash;
+    bool qkNorm = false;
+    bool qkvBias = false;
+    bool mla = false;
+    bool qLora = false;
+    int32_t firstDenseLayers = 0;
 
     std::vector<Tensor> tensors;
     std::vector<Op> ops;
@@ -39,6 +46,9 @@ public:
     Expr forwardFlops, backwardFlops, optimizerFlops; ///< per pass, one global micro-batch
     Expr fullRecomputeFlops; ///< forward FLOPs re-run under `full` recompute
     Expr selectiveRecomputeFlops; ///< forward FLOPs re-run under `selective` recompute
+    /// Backward FLOPs that re-run forward work inside a kernel: the scores a fused (flash) attention backward
+    /// recomputes. Hardware FLOPs, not model FLOPs (MFU leaves them out, HFU counts them).
+    Expr kernelRecomputeFlops;
     std::vector<int32_t> weightSlot; ///< per tensor: index into `weights`, -1 for non-weights
 
     const Tensor& tensor(TensorId id) const

@@ -19,6 +19,11 @@ const ModelSymbols& ModelSymbols::get()
         internSymbol("KExperts"),
         internSymbol("DffExpert"),
         internSymbol("DffShared"),
+        internSymbol("Dhead"),
+        internSymbol("Dvhead"),
+        internSymbol("Dqlora"),
+        internSymbol("Dkvlora"),
+        internSymbol("Drope"),
         internSymbol("dp"),
         internSymbol("tp"),
         internSymbol("cp"),
@@ -35,7 +40,9 @@ const char* configKeyOf(SymbolId symbol)
         { s.dmodel, "model.hidden" }, { s.dff, "model.ffn_hidden" }, { s.head, "model.heads" },
         { s.kvhead, "model.kv_heads" }, { s.dvocal, "model.vocab" }, { s.experts, "model.experts" },
         { s.kexperts, "model.top_k" }, { s.dffExpert, "model.expert_ffn_hidden" },
-        { s.dffShared, "model.shared_expert_ffn_hidden" }, { s.dp, "parallelism.dp" }, { s.tp, "parallelism.tp" },
+        { s.dffShared, "model.shared_expert_ffn_hidden" }, { s.dhead, "model.head_dim" },
+        { s.dvhead, "model.v_head_dim" }, { s.dqlora, "model.q_lora_rank" }, { s.dkvlora, "model.kv_lora_rank" },
+        { s.drope, "model.qk_rope_head_dim" }, { s.dp, "parallelism.dp" }, { s.tp, "parallelism.tp" },
         { s.cp, "parallelism.cp" }, { s.ep, "parallelism.ep" }, { s.edp, "parallelism.dp" } };
     for (const auto& [id, key] : keys) {
         if (id == symbol)

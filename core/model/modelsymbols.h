@@ -22,6 +22,11 @@ struct ModelSymbols
     SymbolId kexperts; ///< KExperts: top-k
     SymbolId dffExpert; ///< DffExpert: FFN size of a routed expert
     SymbolId dffShared; ///< DffShared: FFN size of the shared expert
+    SymbolId dhead; ///< Dhead: per-head q/k size (model.head_dim, or hidden/heads; MLA: qk_nope_head_dim)
+    SymbolId dvhead; ///< Dvhead: per-head v size (Dhead; MLA: v_head_dim)
+    SymbolId dqlora; ///< Dqlora: MLA q_lora_rank
+    SymbolId dkvlora; ///< Dkvlora: MLA kv_lora_rank
+    SymbolId drope; ///< Drope: MLA qk_rope_head_dim
     SymbolId dp, tp, cp, ep, edp;
 
     /// Interned once; thread-safe.

@@ -12,6 +12,8 @@ const char* toString(OpKind k)
         return "attention_scores";
     case OpKind::AttentionContext:
         return "attention_context";
+    case OpKind::FlashAttention:
+        return "flash_attention";
     case OpKind::Softmax:
         return "softmax";
     case OpKind::Norm:

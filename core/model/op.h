@@ -13,6 +13,7 @@ enum class OpKind : uint8_t
     MatMul, ///< einsum contraction (linear layers, expert FFNs, LM head)
     AttentionScores, ///< Q K^T over the head dim: the S^2 term
     AttentionContext, ///< P V over the key positions: the S^2 term
+    FlashAttention, ///< fused softmax(Q K^T) V (FlashAttention): no S x S tensor, keeps the log-sum-exp
     Softmax,
     Norm, ///< LayerNorm (gpt) or RMSNorm (llama, moe)
     Rope,
@@ -83,6 +84,9 @@ struct Op
     std::vector<Operand> outputs;
     std::vector<Index> space; ///< iteration space
     Expr flopsPerPoint; ///< FLOPs per point of the space (2 for a multiply-add)
+    /// Of flopsPerPoint, the part that re-runs forward work inside the kernel (flash attention's backward
+    /// recomputes the scores): hardware FLOPs that are not model FLOPs. Zero for every other op.
+    Expr kernelRecomputePerPoint;
     int32_t forwardOp = -1; ///< backward ops: index of the forward op they differentiate
 
     /// Global (single-device) FLOPs of one execution.

@@ -42,7 +42,8 @@ const char* toString(DType t)
 const char* toString(Index i)
 {
     static constexpr std::array<const char*, kIndexCount> names { "batch", "seq", "seq_kv", "hidden", "head_dim",
-        "heads", "kv_heads", "ffn", "vocab", "experts", "capacity", "expert_ffn", "shared_ffn", "top_k" };
+        "heads", "kv_heads", "ffn", "vocab", "experts", "capacity", "expert_ffn", "shared_ffn", "top_k", "v_head_dim",
+        "q_lora", "kv_lora", "rope_dim" };
     return names[static_cast<size_t>(i)];
 }
 
@@ -58,7 +59,7 @@ const Expr& indexExtent(Index i)
             seq,
             seq,
             dmodel,
-            dmodel / head,
+            Expr::symbol(s.dhead),
             head,
             Expr::symbol(s.kvhead),
             Expr::symbol(s.dff),
@@ -68,6 +69,10 @@ const Expr& indexExtent(Index i)
             Expr::symbol(s.dffExpert),
             Expr::symbol(s.dffShared),
             topK,
+            Expr::symbol(s.dvhead),
+            Expr::symbol(s.dqlora),
+            Expr::symbol(s.dkvlora),
+            Expr::symbol(s.drope),
         };
     }();
     return extents[static_cast<size_t>(i)];

@@ -30,7 +30,7 @@ enum class Index : uint8_t
     Seq, ///< query / token position: Seq
     SeqKV, ///< key / value position in attention: Seq (never split by tp; gathered across cp)
     Hidden, ///< Dmodel
-    HeadDim, ///< Dmodel/Head
+    HeadDim, ///< Dhead: per-head size of q and k (MLA: the part without RoPE)
     Heads, ///< Head
     KVHeads, ///< KVHead
     Ffn, ///< Dff
@@ -40,8 +40,12 @@ enum class Index : uint8_t
     ExpertFfn, ///< DffExpert
     SharedFfn, ///< DffShared
     TopK, ///< KExperts
+    VHeadDim, ///< Dvhead: per-head size of v (Dhead except with MLA)
+    QLora, ///< Dqlora: MLA compressed query rank
+    KVLora, ///< Dkvlora: MLA compressed key/value latent rank
+    RopeDim, ///< Drope: MLA per-head q/k size with RoPE
 };
-inline constexpr int kIndexCount = 14;
+inline constexpr int kIndexCount = 18;
 const char* toString(Index i);
 /// Global extent of an index as an expression in the model symbols.
 const Expr& indexExtent(Index i);

@@ -13,9 +13,11 @@ namespace {
     __extension__ typedef __int128 Int128;
 
     /// Exact value of a constant rational expression as num/den.
-    void rationalOf(const Expr& e, int64_t& num, int64_t& den)
+    /// The value of a per-point cost as a fraction: a constant, or an expression in the model symbols (the head
+    /// sizes of the fused attention kernel).
+    void rationalOf(const Expr& e, const Binding& binding, int64_t& num, int64_t& den)
     {
-        EvalResult r = e.evaluate(Binding {});
+        EvalResult r = e.evaluate(binding);
         if (r.ok()) {
             num = r.value;
             den = 1;
@@ -72,8 +74,7 @@ std::optional<DistributionPlan> planDistribution(
     plan.mesh = mesh;
     plan.strategy = strategy;
     plan.extents = *extents;
-    plan.stages = StagePlan(config.model.layers, config.parallelism.pp,
-        config.parallelism.schedule == Schedule::Interleaved ? config.parallelism.virtualStages : 1);
+    plan.stages = StagePlan::forConfig(config);
     plan.microBatches = static_cast<int32_t>(microBatchesPerIteration(config));
     const ModelGraph& g = *graph;
     const size_t tensorCount = g.tensors.size();
@@ -153,7 +154,7 @@ std::optional<DistributionPlan> planDistribution(
         }
         // Local cost: FLOPs over the local iteration space, bytes over the local operands.
         int64_t num = 0, den = 1;
-        rationalOf(op.flopsPerPoint, num, den);
+        rationalOf(op.flopsPerPoint, binding, num, den);
         Int128 points = 1;
         for (Index idx : op.space)
             points *= plan.extents.local(op.region, idx);

@@ -92,6 +92,15 @@ namespace {
                 anchor = m_lastCompute;
             }
             const auto index = static_cast<uint32_t>(m_program.nodes.size());
+            if (node.kind == NodeKind::Compute && !m_reductionBarrier.empty()
+                && node.microBatch != m_reductionBarrierMicroBatch) {
+                // ZeRO-2/3: a micro-batch's backward ends by waiting for its gradient reductions (DeepSpeed's
+                // reduce epilogue, FSDP's post-backward callback), so its transient gradients are freed before
+                // the next micro-batch runs; the next compute node waits for them.
+                for (uint32_t r : m_reductionBarrier)
+                    node.ctrlDeps.push_back(NodeId { r });
+                m_reductionBarrier.clear();
+            }
             if (node.kind == NodeKind::Compute) {
                 anchor = index;
                 m_lastCompute = index;
@@ -178,6 +187,8 @@ namespace {
         int64_t m_pendingBytes = 0;
         std::map<int32_t, std::vector<uint32_t>> m_reductionNodes; ///< layer -> final reduction nodes
         uint32_t m_lastCompute = kNoNode; ///< the compute node added last
+        std::vector<uint32_t> m_reductionBarrier; ///< ZeRO-2/3 gradient reductions the next micro-batch waits for
+        int32_t m_reductionBarrierMicroBatch = -1;
         std::vector<int64_t> m_anchor; ///< per node: the latest compute node it waits for, -1 for none
     };
 
@@ -544,6 +555,12 @@ namespace {
                 lastBuffer);
             for (int32_t layer : m_pendingLayers)
                 m_reductionNodes[layer].push_back(last);
+            if (m_zero >= 2) {
+                if (m_reductionBarrierMicroBatch != microBatch)
+                    m_reductionBarrier.clear();
+                m_reductionBarrier.push_back(last);
+                m_reductionBarrierMicroBatch = microBatch;
+            }
         }
         for (int32_t layer : m_pendingLayers)
             m_gradWriters[layer].clear();

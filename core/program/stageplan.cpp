@@ -5,20 +5,87 @@
 
 namespace stagecraft {
 
-StagePlan::StagePlan(int64_t layers, int64_t pp, int64_t virtualStages)
+namespace {
+
+    /// Decoder layers per global chunk under an uneven split, or empty when there is none or it is impossible.
+    std::vector<int64_t> unevenChunkLayers(int64_t layers, int64_t pp, int64_t v, const PipelineSplit& split)
+    {
+        const bool accounted = split.embeddingInSplit || split.lossInSplit;
+        if (layers < 0 || (split.uneven() && accounted) || (!split.uneven() && !accounted))
+            return {};
+        const int64_t chunks = pp * v;
+        std::vector<int64_t> sizes(static_cast<size_t>(chunks), 0);
+        if (split.uneven()) {
+            if (pp < 2)
+                return {};
+            const int64_t first = split.firstStageLayers, last = split.lastStageLayers;
+            const int64_t middleStages = pp - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+            const int64_t middleLayers = layers - first - last;
+            // Megatron-LM: middle stages and middle layers exist together or not at all, and divide evenly.
+            if (middleLayers < 0 || (middleStages == 0) != (middleLayers == 0)
+                || (middleStages > 0 && middleLayers % middleStages != 0))
+                return {};
+            const int64_t perMiddle = middleStages > 0 ? middleLayers / middleStages : 0;
+            for (int64_t stage = 0; stage < pp; ++stage) {
+                const int64_t n = stage == 0 && first > 0 ? first : stage == pp - 1 && last > 0 ? last : perMiddle;
+                if (n % v != 0)
+                    return {};
+                for (int64_t c = 0; c < v; ++c)
+                    sizes[static_cast<size_t>(c * pp + stage)] = n / v;
+            }
+            return sizes;
+        }
+        const int64_t slots = layers + (split.embeddingInSplit ? 1 : 0) + (split.lossInSplit ? 1 : 0);
+        if (slots % chunks != 0)
+            return {};
+        std::fill(sizes.begin(), sizes.end(), slots / chunks);
+        if (split.embeddingInSplit)
+            --sizes.front();
+        if (split.lossInSplit)
+            --sizes.back();
+        if (*std::min_element(sizes.begin(), sizes.end()) < 0)
+            return {};
+        return sizes;
+    }
+
+} // namespace
+
+PipelineSplit PipelineSplit::fromConfig(const ParallelismConfig& p)
+{
+    return PipelineSplit { p.firstStageLayers, p.lastStageLayers, p.embeddingInSplit, p.lossInSplit };
+}
+
+StagePlan::StagePlan(int64_t layers, int64_t pp, int64_t virtualStages, const PipelineSplit& split)
     : m_pp(static_cast<int32_t>(std::max<int64_t>(1, pp)))
     , m_v(static_cast<int32_t>(std::max<int64_t>(1, virtualStages)))
     , m_layers(static_cast<int32_t>(layers))
 {
     const int32_t chunks = m_pp * m_v;
-    const int32_t base = m_layers / chunks, extra = m_layers % chunks;
     m_first.resize(static_cast<size_t>(chunks) + 1);
+    const std::vector<int64_t> uneven = unevenChunkLayers(m_layers, m_pp, m_v, split);
+    m_splitApplied = !uneven.empty();
+    const int32_t base = m_layers / chunks, extra = m_layers % chunks;
     int32_t at = 0;
     for (int32_t c = 0; c < chunks; ++c) {
         m_first[static_cast<size_t>(c)] = at;
-        at += base + (c < extra ? 1 : 0);
+        at += m_splitApplied ? static_cast<int32_t>(uneven[static_cast<size_t>(c)]) : base + (c < extra ? 1 : 0);
     }
     m_first[static_cast<size_t>(chunks)] = at;
+}
+
+StagePlan StagePlan::forConfig(const Config& config)
+{
+    const ParallelismConfig& p = config.parallelism;
+    return StagePlan(config.model.layers, p.pp, p.schedule == Schedule::Interleaved ? p.virtualStages : 1,
+        PipelineSplit::fromConfig(p));
+}
+
+int32_t StagePlan::stageLayers(int32_t stage) const
+{
+    int32_t n = 0;
+    for (int32_t c = 0; c < m_v; ++c)
+        n += chunkLayers(c * m_pp + stage);
+    return n;
 }
 
 int32_t StagePlan::chunkOfLayer(int32_t layer) const
@@ -27,6 +94,7 @@ int32_t StagePlan::chunkOfLayer(int32_t layer) const
         return 0;
     if (layer >= m_layers)
         return chunkCount() - 1;
+    // The last boundary not above the layer: chunks without decoder layers share their boundary with the next.
     auto it = std::upper_bound(m_first.begin(), m_first.end(), layer);
     return static_cast<int32_t>(it - m_first.begin()) - 1;
 }

@@ -9,10 +9,41 @@
 
 namespace stagecraft {
 
+/// How the decoder layers are divided over the pipeline stages when not evenly (Megatron-LM's
+/// `--decoder-first/last-pipeline-num-layers` and `--account-for-embedding/loss-in-pipeline-split`).
+/// The default is the even split.
+struct PipelineSplit
+{
+    int64_t firstStageLayers = 0; ///< decoder layers on the first stage (all its chunks together); 0 = not set
+    int64_t lastStageLayers = 0; ///< decoder layers on the last stage; 0 = not set
+    bool embeddingInSplit = false; ///< the embedding takes one layer's place in the first chunk
+    bool lossInSplit = false; ///< the LM head and loss take one layer's place in the last chunk
+
+    /// The split a parallelism section asks for.
+    static PipelineSplit fromConfig(const ParallelismConfig& parallelism);
+    bool uneven() const
+    {
+        return firstStageLayers > 0 || lastStageLayers > 0;
+    }
+    friend bool operator==(const PipelineSplit&, const PipelineSplit&) = default;
+};
+
 /// Layers cut into pipeline chunks. With v virtual stages there are pp*v global chunks; global chunk g runs on
 /// stage g % pp as its local chunk g / pp (Megatron-LM's interleaved assignment; v = 1 is the plain split).
-/// Layers are split evenly, the remainder going to the earliest chunks. The embedding (layer -1) belongs to
-/// chunk 0 and the final norm, LM head and loss (layer L) to the last chunk.
+/// Global chunks hold consecutive decoder layers in the order of g. The embedding (layer -1) belongs to chunk 0
+/// and the final norm, LM head and loss (layer L) to the last chunk.
+///
+/// The sizes follow Megatron-LM (megatron/core/transformer/transformer_block.py get_num_layers_to_build and
+/// transformer_layer.py get_transformer_layer_offset):
+/// - even: L / (pp*v) per chunk; a remainder (which Megatron-LM rejects, Stagecraft accepts for v = 1) goes to
+///   the earliest chunks.
+/// - first/last stage layers: the first (last) stage holds F (Λ) layers, F/v in each of its chunks; the
+///   other ("middle") stages share L - F - Λ evenly, (L - F - Λ) / middle / v per chunk. A stage whose count is
+///   not set is a middle stage.
+/// - account for embedding/loss: N = L + [embedding] + [loss] slots, N / (pp*v) per chunk, where chunk 0 gives
+///   one slot to the embedding and the last chunk one to the loss (either may be left with no decoder layer).
+/// A split that is impossible (configvalidator reports why) falls back to the even split; splitApplied() tells.
+/// Immutable; thread-safe to read.
 class StagePlan
 {
 public:
@@ -20,7 +51,10 @@ public:
         : StagePlan(0, 1, 1)
     {
     }
-    StagePlan(int64_t layers, int64_t pp, int64_t virtualStages);
+    StagePlan(int64_t layers, int64_t pp, int64_t virtualStages, const PipelineSplit& split = {});
+    /// The plan of a config: model.layers, parallelism.pp, virtual_stages (with the interleaved schedule only)
+    /// and the split keys.
+    static StagePlan forConfig(const Config& config);
 
     int32_t pp() const
     {
@@ -34,7 +68,16 @@ public:
     {
         return m_pp * m_v;
     }
-    /// Global chunk of a layer index (-1 .. L).
+    int32_t layerCount() const
+    {
+        return m_layers;
+    }
+    /// Whether the requested uneven split is in effect (false for the even split and for an impossible split).
+    bool splitApplied() const
+    {
+        return m_splitApplied;
+    }
+    /// Global chunk of a layer index (-1 .. L). A chunk without decoder layers holds none of 0 .. L-1.
     int32_t chunkOfLayer(int32_t layer) const;
     int32_t stageOfChunk(int32_t chunk) const
     {
@@ -53,11 +96,19 @@ public:
     {
         return m_first[static_cast<size_t>(chunk) + 1];
     }
+    /// Decoder layers of a global chunk.
+    int32_t chunkLayers(int32_t chunk) const
+    {
+        return endLayer(chunk) - firstLayer(chunk);
+    }
+    /// Decoder layers of a stage, all its chunks together.
+    int32_t stageLayers(int32_t stage) const;
 
 private:
     int32_t m_pp = 1;
     int32_t m_v = 1;
     int32_t m_layers = 0;
+    bool m_splitApplied = false;
     std::vector<int32_t> m_first; ///< chunkCount()+1 boundaries
 };
 

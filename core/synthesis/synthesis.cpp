@@ -32,12 +32,15 @@ namespace {
     {
         return g.family == c.model.family && g.layers == c.model.layers && g.precision == c.training.precision
             && g.causalMask == c.model.causalMask && g.tiedEmbeddings == c.model.tiedEmbeddings
-            && g.sharedExpert == (c.model.sharedExpertFfnHidden > 0);
+            && g.sharedExpert == (c.model.sharedExpertFfnHidden > 0) && g.attention == c.model.attention
+            && g.qkNorm == c.model.qkNorm && g.qkvBias == c.model.qkvBias && g.mla == usesMla(c.model)
+            && g.qLora == (c.model.qLoraRank > 0) && g.firstDenseLayers == c.model.firstDenseLayers;
     }
 
     bool isContraction(OpKind k)
     {
-        return k == OpKind::MatMul || k == OpKind::AttentionScores || k == OpKind::AttentionContext;
+        return k == OpKind::MatMul || k == OpKind::AttentionScores || k == OpKind::AttentionContext
+            || k == OpKind::FlashAttention;
     }
 
     /// a += b; false (a unchanged) when the sum leaves int64.

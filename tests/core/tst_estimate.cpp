@@ -390,11 +390,13 @@ private Q_SLOTS:
         QCOMPARE(params, 1'705'216.0);
         // bf16 gradients, one ring all-reduce over dp ranks within a node.
         const double reduction = 2.0 * (dp - 1) / dp * (2 * params) / bandwidth + latency;
-        // FLOPs of one rank: its 1/dp share of the iteration's forward and backward, and the whole Adam step
-        // (ZeRO 0: 12 FLOPs per parameter, unsharded).
+        // FLOPs of one rank: its 1/dp share of the iteration's forward and backward (with the scores the flash
+        // attention backward recomputes), and the whole Adam step (ZeRO 0: 12 FLOPs per parameter, unsharded).
         const ModelCost& cost = r->cost;
         const double rankFlops = static_cast<double>(cost.microBatches)
-                * (double(cost.forwardFlopsPerMicroBatch) + double(cost.backwardFlopsPerMicroBatch)) / dp
+                * (double(cost.forwardFlopsPerMicroBatch) + double(cost.backwardFlopsPerMicroBatch)
+                    + double(cost.recomputeFlopsPerMicroBatch))
+                / dp
             + 12 * params;
         QCOMPARE(double(cost.optimizerFlops), 12 * params);
         const double compute = rankFlops / (peak * efficiency);

@@ -21,6 +21,7 @@ Config gptConfig(int64_t batch, int64_t seq, int64_t layers, int64_t hidden, int
     c.model.vocab = vocab;
     c.model.seqLen = seq;
     c.model.causalMask = false; // both formulas count the full S x S attention
+    c.model.attention = AttentionKernel::Eager; // and one Q K^T per forward pass (no fused-kernel recompute)
     c.model.tiedEmbeddings = true;
     c.training.globalBatch = batch;
     c.training.microBatch = 1;
@@ -40,6 +41,7 @@ Config llamaConfig(int64_t batch, int64_t seq, int64_t layers, int64_t hidden, i
     c.model.vocab = vocab;
     c.model.seqLen = seq;
     c.model.causalMask = false;
+    c.model.attention = AttentionKernel::Eager; // PaLM's 12 l h s counts Q K^T and P V once per forward
     c.training.globalBatch = batch;
     c.training.microBatch = 1;
     return c;
@@ -196,6 +198,24 @@ private Q_SLOTS:
         const double expected = 6.0 * 4 * 8 * 8192.0 * 8192.0 * 4096;
         const double actual = full.flopsPerIteration - causal.flopsPerIteration;
         QVERIFY2(relativeError(actual, expected) < 0.01, qPrintable(QString::number(actual / expected)));
+    }
+
+    void flashAttentionRecomputesScores()
+    {
+        // The fused kernel does the model's work (same forward and backward FLOPs as the unfused one) and, in
+        // its backward, re-runs Q K^T and the softmax from the saved log-sum-exp (Dao 2023, FlashAttention-2,
+        // Algorithm 2). Full attention (no causal mask): per layer and sequence 2 * a * s^2 * d FLOPs for Q K^T
+        // plus 5 * a * s^2 for the softmax (max, subtract, exp, sum, divide), counted as recompute (HFU, not MFU).
+        Config eager = llamaConfig(8, 8192, 4, 4096, 14336, 32, 8, 128256);
+        Config flash = eager;
+        flash.model.attention = AttentionKernel::Flash;
+        const ModelCost e = costOf(eager), f = costOf(flash);
+        QVERIFY(relativeError(f.forwardFlopsPerMicroBatch, e.forwardFlopsPerMicroBatch) < 1e-12);
+        QVERIFY(relativeError(f.backwardFlopsPerMicroBatch, e.backwardFlopsPerMicroBatch) < 1e-12);
+        const double sequences = 8, layers = 4, a = 32, s = 8192, d = 128;
+        const double recomputed = sequences * layers * a * s * s * (2 * d + 5);
+        QCOMPARE(f.flopsPerIteration - e.flopsPerIteration, recomputed);
+        QCOMPARE(f.recomputeFlopsPerMicroBatch * double(f.microBatches), recomputed);
     }
 
     void moeActiveParameters()

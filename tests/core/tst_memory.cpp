@@ -19,6 +19,7 @@ std::vector<std::string> gptSets(int tp, bool sp, const char* recompute)
 {
     return { "model.family=gpt", "model.layers=3", "model.hidden=1024", "model.ffn_hidden=4096", "model.heads=16",
         "model.kv_heads=16", "model.vocab=51200", "model.seq_len=2048", "model.tied_embeddings=false",
+        "model.attention=eager", // Korthikanti et al.'s 5as^2b: the unfused kernel keeps scores and probabilities
         "training.global_batch=1", "training.micro_batch=1", "training.precision=bf16",
         std::string("training.recompute=") + recompute, "parallelism.tp=" + std::to_string(tp),
         std::string("parallelism.sequence_parallel=") + (sp ? "true" : "false") };
@@ -102,6 +103,42 @@ private Q_SLOTS:
         QFETCH(QString, recompute);
         QFETCH(double, expected);
         auto r = synth("tiny", gptSets(tp, sp, recompute.toUtf8().constData()));
+        checkConsistency(*r);
+        const double actual = static_cast<double>(savedActivationBytes(r->classes[0], r->memory[0], 1, 0));
+        QVERIFY2(std::abs(actual - expected) / expected < 0.01,
+            qPrintable(QStringLiteral("actual %1 expected %2").arg(actual, 0, 'f', 0).arg(expected, 0, 'f', 0)));
+    }
+
+    void flashActivations_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<double>("expected");
+        // Per decoder layer of a Llama (no dropout, no biases), one sequence of s tokens, bf16, tp t with sequence
+        // parallelism, no recompute, FlashAttention keeping only its output and the fp32 log-sum-exp (Dao et al.
+        // 2022 §3.1): what the backward reads, in bytes.
+        //   sequence-parallel (s/t rows of h): attention-norm input x, its output (re-gathered in backward),
+        //     MLP-norm input and output                                                     4 * 2sh/t
+        //   attention (heads split by t): q after RoPE 2s*a*d/t, k and v 2 * 2s*g*d/t, the kernel's output
+        //     2s*a*d/t (also the output projection's input), log-sum-exp 4*a*s/t
+        //   SwiGLU MLP: gate, up and silu(gate)*up, 3 * 2s*f/t
+        // llama3-8b (Llama 3 paper Table 3): h 4096, f 14336, a 32, g 8, d 128; llama3-70b: h 8192, f 28672,
+        // a 64, g 8, d 128. s = 8192, t = 8.
+        auto bytes = [](double h, double f, double a, double g) {
+            const double s = 8192, t = 8, d = 128;
+            return (4 * 2 * s * h + 2 * s * a * d + 2 * 2 * s * g * d + 2 * s * a * d + 4 * a * s + 3 * 2 * s * f) / t;
+        };
+        QTest::newRow("llama3-8b") << QStringLiteral("llama3-8b") << bytes(4096, 14336, 32, 8);
+        QTest::newRow("llama3-70b") << QStringLiteral("llama3-70b") << bytes(8192, 28672, 64, 8);
+    }
+
+    void flashActivations()
+    {
+        QFETCH(QString, preset);
+        QFETCH(double, expected);
+        auto r = synth(preset.toStdString(),
+            { "model.layers=3", "model.seq_len=8192", "model.attention=flash", "training.global_batch=1",
+                "training.micro_batch=1", "training.recompute=none", "parallelism.dp=1", "parallelism.tp=8",
+                "parallelism.pp=1", "parallelism.cp=1", "parallelism.zero=0", "parallelism.sequence_parallel=true" });
         checkConsistency(*r);
         const double actual = static_cast<double>(savedActivationBytes(r->classes[0], r->memory[0], 1, 0));
         QVERIFY2(std::abs(actual - expected) / expected < 0.01,

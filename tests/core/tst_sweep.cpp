@@ -112,6 +112,48 @@ private Q_SLOTS:
                               "parallelism.dp=2;parallelism.zero=1;parallelism.sequence_parallel=true;"
                               "parallelism.rank_order=[pp,tp,cp,ep,dp];cluster.gpus_per_node=2;"
                               "training.global_batch=16;training.micro_batch=1");
+        // Megatron-LM's uneven splits: end stages with fewer layers (10 = 1 + 4 + 4 + 1), the embedding and the
+        // loss counted as layers ((6 + 2) / 4 = 2 slots: 1, 2, 2, 1), both with virtual stages (12 layers, 2 + 2 at
+        // the ends: chunks 1, 2, 2, 1 twice; 14 layers with both flags: 1, 2, 2, 2 | 2, 2, 2, 1, a first stage
+        // whose chunks differ), and a stage holding only the embedding ((3 + 1) / 4 = 1 slot: 0, 1, 1, 1).
+        QTest::newRow("tiny pp4 first/last 1")
+            << QStringLiteral("tiny")
+            << QStringLiteral("model.layers=10;parallelism.pp=4;parallelism.dp=2;parallelism.first_stage_layers=1;"
+                              "parallelism.last_stage_layers=1;training.global_batch=16;training.micro_batch=1");
+        QTest::newRow("tiny pp4 embedding+loss")
+            << QStringLiteral("tiny")
+            << QStringLiteral("model.layers=6;parallelism.pp=4;parallelism.dp=2;parallelism.zero=1;"
+                              "parallelism.account_for_embedding_in_pipeline_split=true;"
+                              "parallelism.account_for_loss_in_pipeline_split=true;training.global_batch=16;"
+                              "training.micro_batch=1");
+        QTest::newRow("tiny pp4 interleaved v2 first/last 2")
+            << QStringLiteral("tiny")
+            << QStringLiteral("model.layers=12;parallelism.pp=4;parallelism.dp=2;parallelism.schedule=interleaved;"
+                              "parallelism.virtual_stages=2;parallelism.first_stage_layers=2;"
+                              "parallelism.last_stage_layers=2;training.global_batch=16;training.micro_batch=1");
+        QTest::newRow("tiny pp4 interleaved v2 embedding+loss")
+            << QStringLiteral("tiny")
+            << QStringLiteral("model.layers=14;parallelism.pp=4;parallelism.dp=2;parallelism.schedule=interleaved;"
+                              "parallelism.virtual_stages=2;parallelism.account_for_embedding_in_pipeline_split=true;"
+                              "parallelism.account_for_loss_in_pipeline_split=true;training.global_batch=16;"
+                              "training.micro_batch=1");
+        QTest::newRow("tiny pp4 embedding-only stage")
+            << QStringLiteral("tiny")
+            << QStringLiteral("model.layers=3;parallelism.pp=4;parallelism.account_for_embedding_in_pipeline_split="
+                              "true;training.global_batch=8;training.micro_batch=1");
+        // Extrapolated from reduced plans: 26 = 5 + 8 + 8 + 5; (30 + 2) / 4 = 8 slots, 7 + 8 + 8 + 7.
+        QTest::newRow("tiny pp4 first/last 5 zero3")
+            << QStringLiteral("tiny")
+            << QStringLiteral("model.layers=26;parallelism.pp=4;parallelism.dp=2;parallelism.zero=3;"
+                              "parallelism.first_stage_layers=5;parallelism.last_stage_layers=5;"
+                              "training.global_batch=16;training.micro_batch=1");
+        QTest::newRow("llama3-8b 30 layers pp4 tp2 embedding+loss")
+            << QStringLiteral("llama3-8b")
+            << QStringLiteral("model.layers=30;model.seq_len=2048;parallelism.pp=4;parallelism.tp=2;parallelism.dp=2;"
+                              "parallelism.zero=1;parallelism.sequence_parallel=true;"
+                              "parallelism.account_for_embedding_in_pipeline_split=true;"
+                              "parallelism.account_for_loss_in_pipeline_split=true;training.global_batch=16;"
+                              "training.micro_batch=1");
         // Full recompute on a deep pipeline: a backward's recompute runs before the gradient arrives.
         QTest::newRow("llama3-70b 20 layers pp16 full recompute zero2")
             << QStringLiteral("llama3-70b")

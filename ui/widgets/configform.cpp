@@ -209,6 +209,29 @@ namespace {
                         QObject::tr("Model chunks per pipeline stage (interleaved only)"), &C::parallelism,
                         &ParallelismConfig::virtualStages),
                 1, 1024, 1));
+        parallelism.fields.push_back(
+            integer(bound(QStringLiteral("parallelism.first_stage_layers"), QObject::tr("First stage layers"),
+                        QObject::tr("Decoder layers on the first pipeline stage (Megatron's "
+                                    "--decoder-first-pipeline-num-layers); 0 = an even split. The stages not given "
+                                    "share the rest evenly"),
+                        &C::parallelism, &ParallelismConfig::firstStageLayers),
+                0, kMaxSize, 1));
+        parallelism.fields.push_back(
+            integer(bound(QStringLiteral("parallelism.last_stage_layers"), QObject::tr("Last stage layers"),
+                        QObject::tr("Decoder layers on the last pipeline stage (Megatron's "
+                                    "--decoder-last-pipeline-num-layers); 0 = an even split"),
+                        &C::parallelism, &ParallelismConfig::lastStageLayers),
+                0, kMaxSize, 1));
+        parallelism.fields.push_back(bound(QStringLiteral("parallelism.account_for_embedding_in_pipeline_split"),
+            QObject::tr("Embedding as a layer"),
+            QObject::tr("The embedding takes one layer's place in the pipeline split: the first chunk gets one "
+                        "decoder layer fewer (layers + 1 divisible by pp \u00d7 virtual stages)"),
+            &C::parallelism, &ParallelismConfig::embeddingInSplit));
+        parallelism.fields.push_back(bound(QStringLiteral("parallelism.account_for_loss_in_pipeline_split"),
+            QObject::tr("Loss as a layer"),
+            QObject::tr("The LM head and loss take one layer's place in the pipeline split: the last chunk gets one "
+                        "decoder layer fewer"),
+            &C::parallelism, &ParallelismConfig::lossInSplit));
         groups.push_back(std::move(parallelism));
 
         Group cluster { QObject::tr("Cluster"), {} };
