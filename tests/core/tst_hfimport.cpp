@@ -165,6 +165,14 @@ private Q_SLOTS:
         QVERIFY(imported.model);
         QCOMPARE(qs(imported.architecture),
             QTest::currentDataTag() ? QString::fromLatin1(QTest::currentDataTag()) : QString());
+        if (imported.model->mtpModules > 0) {
+            // Everything but the multi-token prediction modules (11,610,067,968 for DeepSeek-V3, derived above).
+            ModelConfig withoutMtp = *imported.model;
+            withoutMtp.mtpModules = 0;
+            QCOMPARE(parameters(withoutMtp), expected - qint64(11'610'067'968));
+            QEXPECT_FAIL(
+                "DeepseekV3ForCausalLM", "the model graph has no multi-token prediction modules yet", Continue);
+        }
         QCOMPARE(parameters(*imported.model), expected);
         if (!presetConfig)
             QSKIP("the preset is not in this branch yet");
@@ -195,6 +203,9 @@ private Q_SLOTS:
         QCOMPARE(imported.model->firstDenseLayers, want.firstDenseLayers);
         QCOMPARE(imported.model->mtpModules, want.mtpModules);
         QVERIFY(*imported.model == want); // and every other field
+        if (want.mtpModules > 0)
+            QEXPECT_FAIL(
+                "DeepseekV3ForCausalLM", "the model graph has no multi-token prediction modules yet", Continue);
         QCOMPARE(parameters(presetConfig->model), expected);
     }
 
