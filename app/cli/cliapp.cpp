@@ -25,6 +25,7 @@ int run(int argc, char** argv)
     commands.push_back(addInspectCommand(app));
     commands.push_back(addSimulateCommand(app));
     commands.push_back(addPresetsCommand(app));
+    commands.push_back(addImportHfCommand(app));
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -66,5 +66,6 @@ Command addSweepCommand(CLI::App& app);
 Command addInspectCommand(CLI::App& app);
 Command addSimulateCommand(CLI::App& app);
 Command addPresetsCommand(CLI::App& app);
+Command addImportHfCommand(CLI::App& app);
 
 } // namespace stagecraft::cli

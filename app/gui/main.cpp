@@ -124,8 +124,12 @@ int main(int argc, char** argv)
         QStringLiteral("With --export-dialog: after the export, simulate the trace set with the ASTRA-sim <binary> "
                        "(Simulate with ASTRA-sim...) and take the screenshot of the simulation with its result."),
         QStringLiteral("binary"));
+    const QCommandLineOption importHfOption(QStringLiteral("import-hf"),
+        QStringLiteral("After opening CONFIG, replace its model with the one mapped from the Hugging Face "
+                       "config.json <file> (File > Import Hugging Face Config...)."),
+        QStringLiteral("file"));
     parser.addOptions({ setOption, checkOption, screenshotOption, tabOption, configTabOption, editOption, sizeOption,
-        exportOption, simulateOption });
+        exportOption, simulateOption, importHfOption });
     parser.process(*app);
 
     if (parser.isSet(checkOption))
@@ -169,6 +173,8 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "%s\n", qPrintable(error));
         return 2;
     }
+    if (parser.isSet(importHfOption))
+        window.importHfConfig(parser.value(importHfOption)); // problems are shown in the window
 
     if (screenshot) {
         const QString path = parser.value(screenshotOption);

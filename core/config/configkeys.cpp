@@ -14,6 +14,11 @@ const std::vector<ConfigKeyInfo>& configKeys()
         { "model.preset", "", false,
             "Start from the model keys of this built-in preset (`stagecraft presets`); keys given here override "
             "them. Without it the model keys marked required must be given." },
+        { "model.hf_config", "", false,
+            "Start from the model keys mapped from a Hugging Face `config.json` (path relative to this file's folder; "
+            "see `stagecraft import-hf`), like a preset's: keys given here override them, and problems with them "
+            "point into the JSON file. Not together with `model.preset`. Not written back: a saved config holds the "
+            "resolved keys." },
         { "model.family", "", true,
             "`gpt` (LayerNorm, GeLU, multi-head attention), `llama` (RMSNorm, SwiGLU, GQA) or `moe` "
             "(llama with routed experts)." },

@@ -1,23 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "config/configloader.h"
 
+#include "config/boundedfile.h"
 #include "config/configlocations.h"
 #include "config/confignode.h"
 #include "config/configvalidator.h"
+#include "config/hfimport.h"
 #include "config/presets.h"
 #include "config/suggestion.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <iterator>
 #include <limits>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <utility>
 
 namespace stagecraft {
@@ -36,8 +33,8 @@ namespace {
     constexpr size_t kMaxPresetDepth = 8;
 
     const std::vector<std::string_view> kTopKeys { "name", "model", "training", "parallelism", "cluster" };
-    const std::vector<std::string_view> kModelKeys { "preset", "family", "layers", "hidden", "ffn_hidden", "heads",
-        "kv_heads", "vocab", "seq_len", "experts", "top_k", "expert_ffn_hidden", "shared_expert_ffn_hidden",
+    const std::vector<std::string_view> kModelKeys { "preset", "hf_config", "family", "layers", "hidden", "ffn_hidden",
+        "heads", "kv_heads", "vocab", "seq_len", "experts", "top_k", "expert_ffn_hidden", "shared_expert_ffn_hidden",
         "causal_mask", "tied_embeddings", "rope_theta", "attention", "head_dim", "qk_norm", "qkv_bias", "q_lora_rank",
         "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "first_dense_layers", "mtp_modules",
         "moe_capacity_factor", "moe_routing_imbalance" };
@@ -202,6 +199,62 @@ namespace {
             : m_fileName(std::move(fileName))
             , m_diagnostics(diagnostics)
         {
+        }
+
+        /// Merges the model keys mapped from the Hugging Face config.json named by `model.hf_config` (relative to the
+        /// folder of the config file) into the model section, like a preset's: keys given in the file win. The keys
+        /// keep the positions of the config.json fields they came from, so problems with them point into it.
+        void resolveModelHfConfig(ConfigNode& root)
+        {
+            Entry* model = root.kind == Kind::Map ? root.findEntry("model") : nullptr;
+            if (!model || model->value.kind != Kind::Map)
+                return;
+            Entry* hfEntry = model->value.findEntry("hf_config");
+            if (!hfEntry)
+                return;
+            const ConfigNode& value = hfEntry->value;
+            const std::string keyPath = "model.hf_config";
+            if (value.kind != Kind::Scalar || value.scalar.empty()) {
+                error(value.location, keyPath,
+                    "expected the path of a Hugging Face config.json, found " + describe(value));
+                m_unresolvedPreset = true;
+                return;
+            }
+            if (const Entry* preset = model->value.findEntry("preset")) {
+                error(preset->keyLocation, "model.preset",
+                    "give model.preset or model.hf_config, not both (both supply the model keys)");
+                m_unresolvedPreset = true;
+                return;
+            }
+            std::filesystem::path path(value.scalar);
+            const std::string& base = value.location.file;
+            if (path.is_relative() && !base.empty() && base.front() != '<')
+                path = (std::filesystem::path(base).parent_path() / path).lexically_normal();
+            HfImportOptions options;
+            if (const Entry* seqLen = model->value.findEntry("seq_len");
+                seqLen && seqLen->value.kind == Kind::Scalar && isDecimalNumber(seqLen->value.scalar, true)) {
+                int64_t parsed = 0;
+                const std::string& digits = seqLen->value.scalar;
+                const auto result = std::from_chars(digits.data(), digits.data() + digits.size(), parsed);
+                if (result.ec == std::errc() && parsed > 0) {
+                    options.seqLen = parsed;
+                    options.seqLenLocation = seqLen->value.location;
+                }
+            }
+            HfImport imported = importHfConfigFile(path.string(), options);
+            for (Diagnostic& d : imported.diagnostics) {
+                if (d.severity == Severity::Error)
+                    m_errorPaths.push_back(keyPath);
+                m_diagnostics.push_back(std::move(d));
+            }
+            if (!imported.model) {
+                m_unresolvedPreset = true;
+                return;
+            }
+            for (Entry& entry : imported.modelKeys.entries) {
+                if (!model->value.findEntry(entry.key))
+                    model->value.entries.push_back(std::move(entry));
+            }
         }
 
         /// Merges the model keys of `model.preset` (recursively) into the model section. Keys taken from a preset are
@@ -508,6 +561,8 @@ namespace {
             if (sectionEntry.value.kind != Kind::Null && sectionEntry.value.kind != Kind::Map)
                 return;
             readString(s.get("preset"), "model.preset", m.preset);
+            std::string hfConfig; // resolved into the model keys already (resolveModelHfConfig)
+            readString(s.get("hf_config"), "model.hf_config", hfConfig);
             const bool familyRead = readEnum(s.get("family"), "model.family", kFamilies, m.family);
             if (!familyRead && s.get("family")) {
                 // The family decides which other model checks apply; do not guess.
@@ -551,7 +606,7 @@ namespace {
                 m_errorPaths.emplace_back("model"); // the model keys are unknown, so checks of them would only mislead
                 return;
             }
-            const std::string why = s.get("preset") ? std::string() : " (no model.preset given)";
+            const std::string why = s.get("preset") || s.get("hf_config") ? std::string() : " (no model.preset given)";
             std::vector<std::string_view> required { "family", "layers", "hidden", "ffn_hidden", "heads", "vocab",
                 "seq_len" };
             if (familyRead && m.family != Family::Gpt)
@@ -675,6 +730,7 @@ namespace {
             applyConfigOverride(*root, assignment, result.diagnostics);
 
         ConfigReader reader(fileName, result.diagnostics);
+        reader.resolveModelHfConfig(*root);
         reader.resolveModelPreset(*root);
         Config config = reader.read(*root, defaultName);
         config.origin.locations = std::make_shared<const ConfigLocations>(fileName, std::move(*root));
@@ -687,72 +743,6 @@ namespace {
         if (!hasErrors(result.diagnostics))
             result.config = std::move(config);
         return result;
-    }
-
-    /// What a file is when it is not a regular file, for the message that refuses it.
-    const char* fileKind(mode_t mode)
-    {
-        if (S_ISDIR(mode))
-            return "is a directory";
-        if (S_ISFIFO(mode))
-            return "is a FIFO (named pipe)";
-        if (S_ISCHR(mode))
-            return "is a character device";
-        if (S_ISBLK(mode))
-            return "is a block device";
-        if (S_ISSOCK(mode))
-            return "is a socket";
-        return "is not a regular file";
-    }
-
-    std::string systemError(const char* what, int error)
-    {
-        return std::string(what) + ": " + (error ? std::strerror(error) : "unknown error");
-    }
-
-    /// Reads the config file at `path` into `text`, at most kMaxConfigBytes: "" on success, else the problem.
-    /// Only regular files are read. The file is opened without blocking (a FIFO would wait for a writer) and
-    /// checked again after opening (it may have been replaced); reading stops past the limit whatever the size
-    /// stat() gave (files in /proc say 0).
-    std::string readConfigBytes(const std::string& path, std::string& text)
-    {
-        const std::string tooLarge = "the config file is larger than the limit of " + std::to_string(kMaxConfigBytes)
-            + " bytes (" + std::to_string(kMaxConfigBytes / 1024) + " KiB) for a config";
-        struct stat info
-        {
-        };
-        if (::stat(path.c_str(), &info) != 0)
-            return systemError("cannot open the config file", errno);
-        if (!S_ISREG(info.st_mode))
-            return std::string(fileKind(info.st_mode)) + ", expected a YAML config file (a regular file)";
-        if (info.st_size > off_t(kMaxConfigBytes))
-            return tooLarge + " (it has " + std::to_string(info.st_size) + " bytes)";
-        const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-            return systemError("cannot open the config file", errno);
-        std::string problem;
-        if (::fstat(fd, &info) != 0)
-            problem = systemError("cannot read the config file", errno);
-        else if (!S_ISREG(info.st_mode))
-            problem = std::string(fileKind(info.st_mode)) + ", expected a YAML config file (a regular file)";
-        text.clear();
-        char buffer[16384];
-        while (problem.empty()) {
-            const ssize_t n = ::read(fd, buffer, sizeof buffer);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0) {
-                problem = systemError("cannot read the config file", errno);
-                break;
-            }
-            if (n == 0)
-                break;
-            text.append(buffer, size_t(n));
-            if (text.size() > kMaxConfigBytes)
-                problem = tooLarge;
-        }
-        ::close(fd);
-        return problem;
     }
 
     /// Runs a load; anything that escapes (std::bad_alloc, a bug) becomes an error diagnostic: loading never throws.
@@ -785,7 +775,8 @@ ConfigResult loadConfigFile(const std::string& path, const std::vector<std::stri
 {
     return guarded(path, [&] {
         std::string text;
-        std::string problem = readConfigBytes(path, text);
+        std::string problem =
+            readBoundedFile(path, kMaxConfigBytes, { "config file", "a YAML config file", "a config" }, text);
         if (!problem.empty())
             return ConfigResult { std::nullopt, { { Severity::Error, path, 0, 0, {}, std::move(problem) } } };
         return load(text, path, overrides, {});

@@ -2,6 +2,7 @@
 // MainWindow: an edit re-synthesizes after the debounce and the views follow; a failing edit keeps the last good
 // result on screen; files with errors open into the YAML tab; tabs are addressable by name.
 #include "config/configloader.h"
+#include "config/hfimport.h"
 #include "models/diagnosticmodel.h"
 #include "models/overviewmodel.h"
 #include "session/configdocument.h"
@@ -239,6 +240,43 @@ private Q_SLOTS:
         QVERIFY(!window.overviewView()->findChild<QLabel*>(QStringLiteral("staleBanner"))->isHidden());
         const auto status = window.findChild<QLabel*>(QStringLiteral("synthesisStatus"));
         QVERIFY2(status->text().startsWith(QLatin1String("broken.yaml has errors")), qPrintable(status->text()));
+    }
+
+    void importsHuggingFaceConfig()
+    {
+        // File > Import Hugging Face Config replaces the model (and the name), as one undoable edit.
+        MainWindow window(false);
+        QVERIFY(window.newFromPreset(QStringLiteral("tiny")));
+        QVERIFY(window.findChild<QAction*>(QStringLiteral("importHfConfigAction")));
+        const Config before = window.document()->config();
+        const QString good = QStringLiteral(STAGECRAFT_SOURCE_DIR "/tests/data/hf/good/gpt2.json");
+        QVERIFY(window.importHfConfig(good));
+        Config expected = before;
+        expected.model = *importHfConfigFile(good.toStdString()).model;
+        expected.name = "gpt2";
+        QCOMPARE(window.document()->config(), expected);
+        QVERIFY(window.isWindowModified());
+        window.document()->undoStack()->undo();
+        QCOMPARE(window.document()->config(), before);
+
+        // A config.json that does not map shows in the YAML tab like a YAML file with errors: the problems point
+        // into the JSON file (named in the list), the config is kept, and Apply retries the import.
+        const QString bad = QStringLiteral(STAGECRAFT_SOURCE_DIR "/tests/data/hf/broken/mlp-bias.json");
+        QVERIFY(!window.importHfConfig(bad));
+        QCOMPARE(window.document()->config(), before);
+        QVERIFY(window.configEditor()->hasTextErrors());
+        const DiagnosticModel* problems = window.configEditor()->diagnosticModel();
+        bool found = false;
+        for (int row = 0; row < problems->rowCount(); ++row) {
+            const QModelIndex index = problems->index(row);
+            if (index.data(DiagnosticModel::KeyPathRole).toString() == QLatin1String("mlp_bias")) {
+                QCOMPARE(index.data(DiagnosticModel::FileRole).toString(), bad);
+                QCOMPARE(index.data(DiagnosticModel::LineRole).toInt(), 5);
+                QVERIFY(index.data().toString().startsWith(QLatin1String("mlp-bias.json:5:15  mlp_bias: ")));
+                found = true;
+            }
+        }
+        QVERIFY(found);
     }
 
     void overrides()

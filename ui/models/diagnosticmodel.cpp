@@ -82,6 +82,15 @@ int DiagnosticModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : static_cast<int>(m_diagnostics.size());
 }
 
+void DiagnosticModel::setPrimaryFile(const QString& file)
+{
+    if (file == m_primaryFile)
+        return;
+    m_primaryFile = file;
+    if (!m_diagnostics.isEmpty())
+        Q_EMIT dataChanged(index(0), index(int(m_diagnostics.size()) - 1), { Qt::DisplayRole });
+}
+
 QVariant DiagnosticModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -90,8 +99,11 @@ QVariant DiagnosticModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole: {
         QString text;
+        const QString file = QString::fromStdString(d.file);
+        if (d.line > 0 && !file.isEmpty() && !file.startsWith(QLatin1Char('<')) && file != m_primaryFile)
+            text = file.section(QLatin1Char('/'), -1) + QLatin1Char(':');
         if (d.line > 0)
-            text = QString::number(d.line) + QLatin1Char(':') + QString::number(d.column) + QStringLiteral("  ");
+            text += QString::number(d.line) + QLatin1Char(':') + QString::number(d.column) + QStringLiteral("  ");
         if (!d.keyPath.empty())
             text += QString::fromStdString(d.keyPath) + QStringLiteral(": ");
         text += QString::fromStdString(d.message);
@@ -115,6 +127,8 @@ QVariant DiagnosticModel::data(const QModelIndex& index, int role) const
         return QString::fromStdString(d.keyPath);
     case MessageRole:
         return QString::fromStdString(d.message);
+    case FileRole:
+        return QString::fromStdString(d.file);
     default:
         return {};
     }

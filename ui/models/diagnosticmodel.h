@@ -10,7 +10,9 @@
 
 namespace stagecraft {
 
-/// A flat list of diagnostics (config problems, synthesis failures). DisplayRole is "12:5  key: message".
+/// A flat list of diagnostics (config problems, synthesis failures). DisplayRole is "12:5  key: message", and
+/// "config.json:12:5  key: message" for a diagnostic in a file other than the primary one (a Hugging Face
+/// config.json named by model.hf_config).
 class DiagnosticModel : public QAbstractListModel
 {
     Q_OBJECT
@@ -22,6 +24,7 @@ public:
         ColumnRole, ///< 1-based, 0 = unknown
         KeyPathRole, ///< "parallelism.tp", empty when not tied to a key
         MessageRole,
+        FileRole, ///< the file the line and column are in
     };
     Q_ENUM(Role)
 
@@ -29,6 +32,8 @@ public:
     ~DiagnosticModel() override;
 
     void setDiagnostics(QList<Diagnostic> diagnostics);
+    /// The file whose lines need no file name in DisplayRole (the YAML being edited).
+    void setPrimaryFile(const QString& file);
     const QList<Diagnostic>& diagnostics() const;
     int errorCount() const;
     int warningCount() const;
@@ -38,6 +43,7 @@ public:
 
 private:
     QList<Diagnostic> m_diagnostics;
+    QString m_primaryFile;
     mutable std::array<QIcon, 3> m_icons; ///< per Severity, drawn on first use
 };
 

@@ -287,7 +287,7 @@ void ConfigEditor::showInvalidText(const QString& yamlText, const QList<Diagnost
     updateDiagnosticList();
     showYamlTab();
     for (const Diagnostic& d : diagnostics) {
-        if (d.severity == Severity::Error && d.line > 0) {
+        if (d.severity == Severity::Error && d.line > 0 && isInYamlText(d)) {
             jumpTo(d.line, d.column);
             break;
         }
@@ -309,6 +309,7 @@ void ConfigEditor::updateDiagnosticList()
         if (!known)
             list.append(extra);
     }
+    m_diagnostics->setPrimaryFile(m_document->diagnosticFileName());
     m_diagnostics->setDiagnostics(std::move(list));
     m_problemsView->setVisible(m_diagnostics->rowCount() > 0);
     const int errors = m_diagnostics->errorCount();
@@ -325,13 +326,18 @@ void ConfigEditor::updateDiagnosticList()
     m_problemsLabel->setText(text);
 }
 
+bool ConfigEditor::isInYamlText(const Diagnostic& d) const
+{
+    return QString::fromStdString(d.file) == m_document->diagnosticFileName();
+}
+
 void ConfigEditor::updateYamlMarks()
 {
     QList<QTextEdit::ExtraSelection> selections;
     const QList<Diagnostic>& list = m_yamlDirty ? m_textDiagnostics : m_configDiagnostics;
     for (const Diagnostic& d : list) {
         const QTextBlock block = m_yamlEdit->document()->findBlockByNumber(d.line - 1);
-        if (d.line <= 0 || !block.isValid())
+        if (d.line <= 0 || !block.isValid() || !isInYamlText(d))
             continue;
         QTextEdit::ExtraSelection selection;
         selection.cursor = QTextCursor(block);
@@ -398,7 +404,8 @@ void ConfigEditor::onDiagnosticClicked(const QModelIndex& index)
     const QString keyPath = index.data(DiagnosticModel::KeyPathRole).toString();
     if (m_tabs->currentWidget() == m_form && !m_yamlDirty && m_form->focusField(keyPath))
         return;
-    if (line > 0) {
+    const bool inText = index.data(DiagnosticModel::FileRole).toString() == m_document->diagnosticFileName();
+    if (line > 0 && inText) {
         jumpTo(line, column);
     } else if (!keyPath.isEmpty()) {
         showFormTab();

@@ -67,6 +67,8 @@ private:
     void setYamlText(const QString& text);
     void updateDiagnosticList();
     void updateYamlMarks();
+    /// Whether `d` is about the YAML text (not a Hugging Face config.json it names).
+    bool isInYamlText(const Diagnostic& d) const;
     void updateWorldLabel();
     void updatePresetCombo();
 

@@ -4,6 +4,8 @@
 #include "app/recentfiles.h"
 #include "charts/memoryview.h"
 #include "config/configloader.h"
+#include "config/configwriter.h"
+#include "config/hfimport.h"
 #include "config/presets.h"
 #include "graph/graphview.h"
 #include "heatmap/commview.h"
@@ -154,6 +156,10 @@ void MainWindow::createMenus()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     connect(m_recentFiles, &RecentFiles::changed, this, &MainWindow::rebuildRecentMenu);
     rebuildRecentMenu();
+    QAction* importHf =
+        file->addAction(tr("Import &Hugging Face Config..."), this, &MainWindow::importHfConfigWithDialog);
+    importHf->setObjectName(QStringLiteral("importHfConfigAction"));
+    importHf->setStatusTip(tr("Replace the model with one read from a Hugging Face config.json"));
     file->addSeparator();
     QAction* saveAction = file->addAction(tr("&Save"), this, &MainWindow::save);
     saveAction->setShortcut(QKeySequence::Save);
@@ -413,6 +419,70 @@ bool MainWindow::newFromPreset(const QString& name)
     m_document->reset(*result.config, {}, name);
     setStatus(tr("New configuration from preset %1").arg(name));
     return true;
+}
+
+bool MainWindow::importHfConfig(const QString& path)
+{
+    const std::string file = QFileInfo(path).absoluteFilePath().toStdString();
+    const HfImport imported = importHfConfigFile(file);
+    const QList<Diagnostic> diagnostics(imported.diagnostics.begin(), imported.diagnostics.end());
+    const auto warnings = std::count_if(
+        diagnostics.begin(), diagnostics.end(), [](const Diagnostic& d) { return d.severity == Severity::Warning; });
+    if (imported.model) {
+        Config config = m_document->config();
+        config.model = *imported.model;
+        config.name = hfDefaultName(file); // the workload is now this model's (output file names, title)
+        m_document->edit(config, tr("Import %1").arg(QFileInfo(path).fileName()));
+        QString status = tr("Imported the %1 model of %2")
+                             .arg(QString::fromStdString(imported.architecture), QDir::toNativeSeparators(path));
+        if (warnings > 0)
+            status += tr(" (%1 ignored: %2)")
+                          .arg(countNoun(warnings, tr("field"), tr("fields")),
+                              QString::fromStdString(diagnostics.front().toString()));
+        setStatus(status);
+        return true;
+    }
+    // As a YAML file with errors: the current config with the model taken from the JSON, and the problems, which
+    // point into the JSON file. Fixing the JSON and pressing Apply imports it.
+    const std::string yaml = toYaml(m_document->config());
+    std::string text;
+    bool inModel = false;
+    size_t start = 0;
+    while (start < yaml.size()) {
+        const size_t end = std::min(yaml.find('\n', start), yaml.size());
+        const std::string line = yaml.substr(start, end - start);
+        start = end + 1;
+        if (line == "model:") {
+            inModel = true;
+            std::string quoted;
+            for (const char c : file)
+                quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+            text += line + "\n  hf_config: \"" + quoted + "\"\n";
+            continue;
+        }
+        if (inModel && line.rfind("  ", 0) == 0)
+            continue;
+        inModel = false;
+        text += line + "\n";
+    }
+    m_editor->showInvalidText(QString::fromStdString(text), diagnostics);
+    m_configDock->show();
+    setStatus(tr("%1 has %2; fix the file and Apply")
+                  .arg(QFileInfo(path).fileName(),
+                      countNoun(std::count_if(diagnostics.begin(), diagnostics.end(),
+                                    [](const Diagnostic& d) { return d.severity == Severity::Error; }),
+                          tr("error"), tr("errors"))),
+        true);
+    return false;
+}
+
+void MainWindow::importHfConfigWithDialog()
+{
+    const QString dir = m_document->filePath().isEmpty() ? QString() : QFileInfo(m_document->filePath()).path();
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Import Hugging Face Config"), dir, tr("Hugging Face config (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        importHfConfig(path);
 }
 
 void MainWindow::updateTitle()

@@ -52,6 +52,11 @@ public:
     bool openFile(const QString& path);
     /// Starts a new, unsaved document from a built-in preset.
     bool newFromPreset(const QString& name);
+    /// File > Import Hugging Face Config: replaces the model of the current config with the one mapped from the
+    /// config.json at `path`, and its name with hfDefaultName(path), as one undoable edit. When the file does not map,
+    /// the YAML tab shows the current config with `model.hf_config: <path>` and the problems (they point into the JSON
+    /// file); Apply retries. Returns whether the model was replaced.
+    bool importHfConfig(const QString& path);
 
     /// Adds a result tab; `name` is its id for showTab() and --tab (e.g. "graph").
     void addResultView(ResultView* view, const QString& title, const QString& name);
@@ -97,6 +102,7 @@ private:
     bool save();
     bool saveAs();
     void openWithDialog();
+    void importHfConfigWithDialog();
 
     void about();
     void startSynthesis();

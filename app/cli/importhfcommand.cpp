@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// stagecraft import-hf FILE [--name N] [--seq-len N] [--out FILE]
+#include "command.h"
+#include "config/configwriter.h"
+#include "config/hfimport.h"
+#include "export/atomictextfile.h"
+
+#include <iostream>
+
+namespace stagecraft::cli {
+
+Command addImportHfCommand(CLI::App& app)
+{
+    struct Options
+    {
+        std::string file;
+        std::optional<std::string> name;
+        std::optional<int64_t> seqLen;
+        std::optional<std::string> out;
+    };
+    auto o = std::make_shared<Options>();
+    std::string architectures;
+    for (std::string_view a : hfArchitectures())
+        architectures += (architectures.empty() ? "" : ", ") + std::string(a);
+    CLI::App* cmd = app.add_subcommand("import-hf", "Print a config whose model is a Hugging Face config.json");
+    cmd->add_option("FILE", o->file, "Hugging Face config.json")->required();
+    cmd->add_option("--name", o->name,
+        "Workload name (default: the folder's name for a config.json, else the file name without .json)");
+    cmd->add_option(
+           "--seq-len", o->seqLen, "model.seq_len (default: min(max_position_embeddings, 4096); GPT-2: n_positions)")
+        ->transform(integerIn(1, kMaxConfigInteger));
+    cmd->add_option("--out", o->out, "Write the YAML to this file instead of standard output")->type_name("FILE");
+    cmd->footer("Architectures: " + architectures
+        + ". The model keys come from the JSON; training, parallelism and cluster are the defaults (one GPU, "
+          "training.global_batch "
+        + std::to_string(kHfImportGlobalBatch)
+        + "). A field whose value we cannot represent (a Llama attention_bias or mlp_bias, sliding-window "
+          "attention shorter than seq_len, MoE layers that are not every layer) or an unknown architecture is an "
+          "error at its file:line:col; fields that are neither mapped nor known to be informational are ignored "
+          "with a warning. A config can also name the JSON as model.hf_config.");
+    return { cmd, [o]() -> int {
+                const std::string name = o->name.value_or(hfDefaultName(o->file));
+                const ConfigResult result = loadHfConfig(o->file, name, o->seqLen.value_or(0));
+                printDiagnostics(result.diagnostics);
+                if (!result.config)
+                    return ExitBadInput;
+                const std::string yaml = "# Model mapped from the Hugging Face config " + o->file
+                    + " by stagecraft import-hf.\n# Training, parallelism and cluster are defaults: edit them.\n"
+                    + toYaml(*result.config);
+                if (!o->out) {
+                    std::cout << yaml;
+                    return ExitOk;
+                }
+                std::string error;
+                if (!writeTextFileAtomically(*o->out, yaml, error)) {
+                    std::cerr << "stagecraft: --out: " << error << "\n";
+                    return ExitBadInput;
+                }
+                return ExitOk;
+            } };
+}
+
+} // namespace stagecraft::cli
