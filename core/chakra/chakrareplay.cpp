@@ -7,6 +7,7 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <tuple>
 
 namespace stagecraft {
 
@@ -197,7 +198,10 @@ ReplaySummary TraceReplay::finish(std::vector<TraceFinding>& findings)
         double now = 0;
         auto ready = [&](uint32_t i) {
             const Kind k = m_kind[i];
-            (k == Kind::Compute ? compute : (k == Kind::Collective || k == Kind::Send) ? comm : free).emplace(m_ids[i], i);
+            (k == Kind::Compute                                  ? compute
+                    : (k == Kind::Collective || k == Kind::Send) ? comm
+                                                                 : free)
+                .emplace(m_ids[i], i);
         };
         auto issue = [&](uint32_t i) {
             start[i] = now;
@@ -346,7 +350,9 @@ ReplaySummary TraceReplay::finish(std::vector<TraceFinding>& findings)
                 }
             }
         }
-        std::map<double, int64_t> delta;
+        // Events in time, ties in file order with a node's allocations before its frees: while a node runs its
+        // inputs and outputs are all alive (also when it takes no time).
+        std::map<std::tuple<double, int64_t, int>, int64_t> delta;
         for (const auto& [name, index] : m_tensorIndex) {
             const Tensor& t = m_tensors[index];
             double from = 0;
@@ -357,9 +363,9 @@ ReplaySummary TraceReplay::finish(std::vector<TraceFinding>& findings)
             }
             if (t.readBeforeWrite && lastReader[index] < 0)
                 continue; // its readers never run (they sit on a dependency cycle): no lifetime to count
-            delta[from] += static_cast<int64_t>(t.bytes);
+            delta[{ from, t.readBeforeWrite ? -1 : t.writer, 0 }] += static_cast<int64_t>(t.bytes);
             if (lastReader[index] >= 0) {
-                delta[until[index]] -= static_cast<int64_t>(t.bytes);
+                delta[{ until[index], lastReader[index], 1 }] -= static_cast<int64_t>(t.bytes);
             } else if (unreadCount) {
                 ++*unreadCount;
                 if (unreadNames->size() < kMaxExamples)

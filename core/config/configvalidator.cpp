@@ -442,7 +442,8 @@ namespace {
 
         if (v.nonNegative("parallelism.expert_tp", p.expertTp) && p.expertTp != 0 && p.expertTp != p.tp)
             v.warning("parallelism.expert_tp",
-                "expert_tp=" + str(p.expertTp) + " is not modelled yet: the routed experts are split by tp=" + str(p.tp));
+                "expert_tp=" + str(p.expertTp)
+                    + " is not modelled yet: the routed experts are split by tp=" + str(p.tp));
         if (p.sequenceParallel && tpOk && p.tp == 1)
             v.warning("parallelism.sequence_parallel", "sequence_parallel has no effect with tp=1");
         if (cpOk && m.seqLen > 0) {

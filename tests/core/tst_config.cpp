@@ -111,8 +111,9 @@ private Q_SLOTS:
 
 void TestConfig::presetList()
 {
-    const std::vector<std::string> expected { "default", "gpt2", "gpt3-175b", "llama2-7b", "llama3-405b", "llama3-70b",
-        "llama3-8b", "mistral-7b", "mixtral-8x7b", "qwen2-7b", "qwen3-8b", "tiny" };
+    const std::vector<std::string> expected { "deepseek-v3", "default", "gpt2", "gpt3-175b", "llama2-7b", "llama3-405b",
+        "llama3-70b", "llama3-8b", "mistral-7b", "mixtral-8x7b", "qwen2-7b", "qwen3-235b-a22b", "qwen3-30b-a3b",
+        "qwen3-8b", "tiny" };
     QCOMPARE(presetNames(), expected);
 
     // The embedded texts are the files of resources/presets, byte for byte, and every file is embedded.
@@ -225,8 +226,10 @@ void TestConfig::presetValues()
     QCOMPARE(c.training.precision, Precision::Bf16);
     QCOMPARE(c.training.optimizer, std::string("adam"));
     QCOMPARE(c.training.recompute, Recompute::None);
-    // Single device unless stated.
-    QCOMPARE(c.parallelism.worldSize(), qint64(1));
+    // Single device unless the preset carries a plan: llama3-405b as in the Llama 3 paper Table 4 (tp 8, cp 1,
+    // pp 16, dp 128 = 16,384 GPUs).
+    const qint64 world = preset == QLatin1String("llama3-405b") ? 8 * 16 * 128 : 1;
+    QCOMPARE(c.parallelism.worldSize(), world);
     QCOMPARE(c.parallelism.ep, qint64(1));
     QCOMPARE(c.cluster.gpu, std::string("h100-sxm"));
     QCOMPARE(c.cluster.gpusPerNode, qint64(8));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // FLOPs per training iteration against published closed forms.
+#include "config/configloader.h"
 #include "model/modelcost.h"
 #include "model/modelgraph.h"
 
@@ -216,6 +217,74 @@ private Q_SLOTS:
         const double recomputed = sequences * layers * a * s * s * (2 * d + 5);
         QCOMPARE(f.flopsPerIteration - e.flopsPerIteration, recomputed);
         QCOMPARE(f.recomputeFlopsPerMicroBatch * double(f.microBatches), recomputed);
+    }
+
+    void todaysMoePresets_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<double>("total"); // parameters, derived by hand from the model card
+        QTest::addColumn<double>("cardTotal");
+        QTest::addColumn<double>("activated"); // parameters one token uses (embedding row included)
+        QTest::addColumn<double>("cardActivated");
+        QTest::addColumn<double>("matmulActive"); // active matmul weights N: attention, active experts, router, head
+        QTest::addColumn<double>("attention"); // training FLOPs per token of Q K^T and P V, causal
+        // DeepSeek-V3 (arXiv:2412.19437 §4.2, deepseek-ai/DeepSeek-V3 config.json): h 7168, 61 layers, 3 dense
+        // (FFN 18432), 58 MoE (256 experts + 1 shared of 2048, top-8), vocab 129280, untied. MLA per layer: q_a
+        // h*1536, q_b 1536*128*(128+64), kv_a h*(512+64), kv_b 512*128*(128+128), o 128*128*h, norms h + 1536 + 512;
+        // MLP norm h. Router h*256. Causal attention per token and layer, 3 passes: 3 * a * s * (192 + 128).
+        {
+            const double h = 7168, v = 129280, s = 4096;
+            const double mla = h * 1536 + 1536.0 * 128 * 192 + h * 576 + 512.0 * 128 * 256 + 128.0 * 128 * h;
+            const double norms = 2 * h + 1536 + 512;
+            const double expert = 3 * h * 2048, dense = 3 * h * 18432, router = h * 256;
+            const double total = 2 * v * h + h + 61 * (mla + norms) + 3 * dense + 58 * (257 * expert + router);
+            const double active = 2 * v * h + h + 61 * (mla + norms) + 3 * dense + 58 * (9 * expert + router);
+            const double n = v * h + 61 * mla + 3 * dense + 58 * (9 * expert + router);
+            QTest::newRow("deepseek-v3") << QStringLiteral("deepseek-v3") << total << 671e9 << active << 37e9 << n
+                                         << 61 * 3 * 128 * s * (192.0 + 128);
+        }
+        // Qwen3 (arXiv:2505.09388 Table 2; Qwen/Qwen3-235B-A22B and Qwen3-30B-A3B config.json): GQA with head_dim
+        // 128, QK-norm weights 2*128, no shared expert, untied. Per layer q and o h*a*128 each, k and v h*g*128 each,
+        // router h*E, experts E*3*h*f; norms 2h; final norm h.
+        auto qwen = [](const char* name, double h, double l, double a, double g, double e, double f, double cardTotal,
+                        double cardActive) {
+            const double v = 151936, s = 4096, k = 8;
+            const double attn = 2 * h * a * 128 + 2 * h * g * 128;
+            const double norms = 2 * h + 2 * 128;
+            const double total = 2 * v * h + h + l * (attn + norms + h * e + e * 3 * h * f);
+            const double active = 2 * v * h + h + l * (attn + norms + h * e + k * 3 * h * f);
+            const double n = v * h + l * (attn + h * e + k * 3 * h * f);
+            QTest::newRow(name) << QString::fromLatin1(name) << total << cardTotal << active << cardActive << n
+                                << l * 3 * a * s * (128.0 + 128);
+        };
+        qwen("qwen3-235b-a22b", 4096, 94, 64, 4, 128, 1536, 235e9, 22e9);
+        qwen("qwen3-30b-a3b", 2048, 48, 32, 4, 128, 768, 30.5e9, 3.3e9);
+    }
+
+    void todaysMoePresets()
+    {
+        QFETCH(QString, preset);
+        QFETCH(double, total);
+        QFETCH(double, cardTotal);
+        QFETCH(double, activated);
+        QFETCH(double, cardActivated);
+        QFETCH(double, matmulActive);
+        QFETCH(double, attention);
+        ConfigResult loaded = loadConfigOrPreset(preset.toStdString(), { "training.recompute=none" });
+        QVERIFY(loaded.config);
+        const ModelCost c = costOf(*loaded.config);
+        QCOMPARE(double(c.params), total);
+        // The cards round: 671B / 37B (DeepSeek-V3), 235B / 22B and 30.5B / 3.3B (Qwen3).
+        QVERIFY2(std::abs(total - cardTotal) / cardTotal < 0.005, qPrintable(QString::number(total)));
+        QVERIFY2(std::abs(activated - cardActivated) / cardActivated < 0.02, qPrintable(QString::number(activated)));
+        // Training FLOPs per token (model FLOPs: forward + backward) = 6 N + the attention term (PaLM appendix B
+        // with top-k experts; causal attention counts half the S x S work).
+        const double tokens = double(loaded.config->training.microBatch * loaded.config->parallelism.dp)
+            * double(loaded.config->model.seqLen);
+        const double perToken = (c.forwardFlopsPerMicroBatch + c.backwardFlopsPerMicroBatch) / tokens;
+        const double expected = 6 * matmulActive + attention;
+        QVERIFY2(relativeError(perToken, expected) < 0.01,
+            qPrintable(QStringLiteral("actual %1 expected %2").arg(perToken, 0, 'g', 12).arg(expected, 0, 'g', 12)));
     }
 
     void moeActiveParameters()

@@ -201,9 +201,13 @@ private Q_SLOTS:
         QCOMPARE(imported.model->qkvBias, want.qkvBias);
         QCOMPARE(imported.model->kvLoraRank, want.kvLoraRank);
         QCOMPARE(imported.model->firstDenseLayers, want.firstDenseLayers);
-        QCOMPARE(imported.model->mtpModules, want.mtpModules);
-        QVERIFY(*imported.model == want); // and every other field
-        if (want.mtpModules > 0)
+        // The deepseek-v3 preset leaves the (not yet modelled) MTP module out; the card's config.json has one.
+        const int64_t cardMtp = preset == QLatin1String("deepseek-v3") ? 1 : 0;
+        QCOMPARE(imported.model->mtpModules, cardMtp);
+        ModelConfig withoutMtp = *imported.model;
+        withoutMtp.mtpModules = want.mtpModules;
+        QVERIFY(withoutMtp == want); // and every other field
+        if (cardMtp > 0)
             QEXPECT_FAIL(
                 "DeepseekV3ForCausalLM", "the model graph has no multi-token prediction modules yet", Continue);
         QCOMPARE(parameters(presetConfig->model), expected);

@@ -145,6 +145,38 @@ private Q_SLOTS:
             qPrintable(QStringLiteral("actual %1 expected %2").arg(actual, 0, 'f', 0).arg(expected, 0, 'f', 0)));
     }
 
+    void publishedPlansFit_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QStringList>("sets");
+        // Plans people run on 80 GB GPUs must fit 80 GiB: Llama 3 70B on dp16 tp8 (sequence parallel) pp8 at seq
+        // 8192, and the Llama 3 405B preset's plan (Llama 3 paper Table 4: tp8 cp1 pp16 dp128, seq 8192, 16M-token
+        // batches, one layer fewer on the first and the last stage, on 80 GB H100s).
+        QTest::newRow("llama3-70b dp16 tp8 pp8")
+            << QStringLiteral("llama3-70b")
+            << (QStringList() << QStringLiteral("model.seq_len=8192") << QStringLiteral("parallelism.dp=16")
+                              << QStringLiteral("parallelism.tp=8") << QStringLiteral("parallelism.pp=8")
+                              << QStringLiteral("parallelism.sequence_parallel=true")
+                              << QStringLiteral("parallelism.zero=1") << QStringLiteral("training.global_batch=512")
+                              << QStringLiteral("training.micro_batch=1"));
+        QTest::newRow("llama3-405b preset") << QStringLiteral("llama3-405b") << QStringList {};
+        QTest::newRow("deepseek-v3 preset") << QStringLiteral("deepseek-v3") << QStringList {};
+        QTest::newRow("qwen3-235b-a22b preset") << QStringLiteral("qwen3-235b-a22b") << QStringList {};
+    }
+
+    void publishedPlansFit()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QStringList, sets);
+        std::vector<std::string> overrides;
+        for (const QString& set : sets)
+            overrides.push_back(set.toStdString());
+        auto r = synth(preset.toStdString(), overrides);
+        const double gib = double(int64_t(1) << 30);
+        for (const MemoryTimeline& m : r->memory)
+            QVERIFY2(double(m.peakBytes) < 80 * gib, qPrintable(QString::number(double(m.peakBytes) / gib)));
+    }
+
     void zeroModelStates_data()
     {
         QTest::addColumn<int>("zero");
