@@ -159,7 +159,48 @@ namespace {
             &ModelConfig::causalMask));
         model.fields.push_back(bound(QStringLiteral("model.tied_embeddings"), QObject::tr("Tied embeddings"),
             QObject::tr("The output head shares the input embedding matrix"), &C::model, &ModelConfig::tiedEmbeddings));
+        model.fields.push_back(choice<AttentionKernel, 2>(bound(QStringLiteral("model.attention"),
+            QObject::tr("Attention kernel"),
+            QObject::tr("flash: fused, keeps output and log-sum-exp, recomputes the scores in backward; eager: keeps "
+                        "the S\u00d7S scores"),
+            &C::model, &ModelConfig::attention)));
+        model.fields.push_back(integer(
+            bound(QStringLiteral("model.head_dim"), QObject::tr("Head size"),
+                QObject::tr("Size of each query/key/value head; 0 = hidden / heads"), &C::model, &ModelConfig::headDim),
+            0, 1 << 20, 16));
+        model.fields.push_back(bound(QStringLiteral("model.qk_norm"), QObject::tr("QK norm"),
+            QObject::tr("RMSNorm over each query and key head before RoPE (Qwen3)"), &C::model, &ModelConfig::qkNorm));
+        model.fields.push_back(bound(QStringLiteral("model.qkv_bias"), QObject::tr("QKV bias"),
+            QObject::tr("The query, key and value projections have a bias (Qwen2)"), &C::model, &ModelConfig::qkvBias));
+        model.fields.push_back(
+            moe(integer(bound(QStringLiteral("model.first_dense_layers"), QObject::tr("First dense layers"),
+                            QObject::tr("Leading layers with a dense FFN instead of experts (DeepSeek-V3: 3)"),
+                            &C::model, &ModelConfig::firstDenseLayers),
+                0, 100000, 1)));
         groups.push_back(std::move(model));
+
+        Group mla { QObject::tr("Latent attention (MLA)"), {} };
+        mla.fields.push_back(integer(bound(QStringLiteral("model.kv_lora_rank"), QObject::tr("KV latent rank"),
+                                         QObject::tr("Multi-head latent attention when > 0 (DeepSeek-V3: 512)"),
+                                         &C::model, &ModelConfig::kvLoraRank),
+            0, 1 << 20, 64));
+        mla.fields.push_back(integer(bound(QStringLiteral("model.q_lora_rank"), QObject::tr("Query latent rank"),
+                                         QObject::tr("Compressed query rank; 0 = full-rank query (DeepSeek-V3: 1536)"),
+                                         &C::model, &ModelConfig::qLoraRank),
+            0, 1 << 20, 64));
+        mla.fields.push_back(integer(bound(QStringLiteral("model.qk_nope_head_dim"), QObject::tr("QK head (no RoPE)"),
+                                         QObject::tr("Per-head query/key size without RoPE (DeepSeek-V3: 128)"),
+                                         &C::model, &ModelConfig::qkNopeHeadDim),
+            0, 1 << 20, 16));
+        mla.fields.push_back(integer(bound(QStringLiteral("model.qk_rope_head_dim"), QObject::tr("QK head (RoPE)"),
+                                         QObject::tr("Per-head query/key size with RoPE (DeepSeek-V3: 64)"), &C::model,
+                                         &ModelConfig::qkRopeHeadDim),
+            0, 1 << 20, 16));
+        mla.fields.push_back(
+            integer(bound(QStringLiteral("model.v_head_dim"), QObject::tr("Value head"),
+                        QObject::tr("Per-head value size (DeepSeek-V3: 128)"), &C::model, &ModelConfig::vHeadDim),
+                0, 1 << 20, 16));
+        groups.push_back(std::move(mla));
 
         Group training { QObject::tr("Training"), {} };
         training.fields.push_back(doubling(bound(QStringLiteral("training.global_batch"), QObject::tr("Global batch"),
