@@ -168,7 +168,7 @@ void TestConfig::presetValues_data()
                                << qint64(0) << qint64(0) << qint64(512) << 500000.0 << false;
     QTest::newRow("llama3-70b") << QStringLiteral("llama3-70b") << int(Family::Llama) << qint64(80) << qint64(8192)
                                 << qint64(28672) << qint64(64) << qint64(8) << qint64(128256) << qint64(8192)
-                                << qint64(0) << qint64(0) << qint64(1024) << 500000.0 << false;
+                                << qint64(0) << qint64(0) << qint64(512) << 500000.0 << false;
     // Same Table 3; batch 16M tokens of 8192-token sequences (section 3.4.1) = 2048 sequences.
     QTest::newRow("llama3-405b") << QStringLiteral("llama3-405b") << int(Family::Llama) << qint64(126) << qint64(16384)
                                  << qint64(53248) << qint64(128) << qint64(8) << qint64(128256) << qint64(8192)
@@ -227,8 +227,10 @@ void TestConfig::presetValues()
     QCOMPARE(c.training.optimizer, std::string("adam"));
     QCOMPARE(c.training.recompute, Recompute::None);
     // Single device unless the preset carries a plan: llama3-405b as in the Llama 3 paper Table 4 (tp 8, cp 1,
-    // pp 16, dp 128 = 16,384 GPUs).
-    const qint64 world = preset == QLatin1String("llama3-405b") ? 8 * 16 * 128 : 1;
+    // pp 16, dp 128 = 16,384 GPUs), llama3-70b on our 1,024-GPU plan (dp 16, tp 8, pp 8).
+    const qint64 world = preset == QLatin1String("llama3-405b") ? 8 * 16 * 128
+        : preset == QLatin1String("llama3-70b")                 ? 16 * 8 * 8
+                                                                : 1;
     QCOMPARE(c.parallelism.worldSize(), world);
     QCOMPARE(c.parallelism.ep, qint64(1));
     QCOMPARE(c.cluster.gpu, std::string("h100-sxm"));

@@ -138,6 +138,29 @@ private Q_SLOTS:
         }
     }
 
+    void vocabParallelCrossEntropy()
+    {
+        // Megatron-LM's vocab-parallel cross-entropy (tensor_parallel/cross_entropy.py) all-reduces over tp, per
+        // micro-batch, the row maximum of the logits, the predicted (target) logit and the sum of exp: three
+        // all-reduces of b*s fp32 values. tiny: b = micro_batch 2, s = 128: 2*128*4 = 1,024 bytes each.
+        auto r = synth("tiny", tinyBase() + plan(1, 4, 1));
+        const ClassProgram& p = r->classes[0];
+        const int32_t head = 8; // layer L: final norm, LM head and loss
+        for (int mb = 0; mb < 8; ++mb) {
+            int count = 0;
+            for (const ProgramNode* n : layerNodes(p, NodeKind::Collective, head, mb)) {
+                if (n->name.find("loss.") == std::string::npos)
+                    continue;
+                ++count;
+                QCOMPARE(n->collective, CollectiveType::AllReduce);
+                QCOMPARE(n->mask, axisBit(Axis::Tp));
+                QCOMPARE(n->bytes, int64_t(2 * 128 * 4));
+                QCOMPARE(n->pass, Pass::Forward);
+            }
+            QCOMPARE(count, 3);
+        }
+    }
+
     void sequenceParallelVolumes()
     {
         // Korthikanti et al. 2022 §4.2.2: with sequence parallelism each all-reduce becomes an all-gather plus a

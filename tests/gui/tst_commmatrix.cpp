@@ -308,7 +308,7 @@ private Q_SLOTS:
         // 1,024 ranks: nodes (128 of 8 GPUs) by default; 16,384 ranks: 2,048 nodes is too many, stages instead.
         const auto r = synth("llama3-70b",
             sets({ "parallelism.dp=16", "parallelism.tp=8", "parallelism.pp=8", "parallelism.sequence_parallel=true",
-                "training.global_batch=128" }));
+                "parallelism.zero=0", "training.global_batch=128" }));
         QCOMPARE(int(defaultCommGrouping(*r)), int(CommGrouping::Node));
         QVERIFY(!commGroupingAvailable(*r, CommGrouping::Rank));
         CommMatrixOptions o;
