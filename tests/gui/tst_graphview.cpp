@@ -240,7 +240,8 @@ private Q_SLOTS:
             m_llama70b = synth("llama3-70b",
                 QStringList { QStringLiteral("parallelism.dp=1"), QStringLiteral("parallelism.tp=1"),
                     QStringLiteral("parallelism.pp=1"), QStringLiteral("parallelism.zero=0"),
-                    QStringLiteral("parallelism.sequence_parallel=false"), QStringLiteral("training.global_batch=1024") });
+                    QStringLiteral("parallelism.sequence_parallel=false"),
+                    QStringLiteral("training.global_batch=1024") });
         const ClassProgram& program = m_llama70b->classes[0];
         // llama3-70b: 80 layers, pp 1, global_batch 1024 / micro_batch 1 = 1024 micro-batches on the single rank.
         QCOMPARE(m_llama70b->classes.size(), size_t(1));
