@@ -488,7 +488,9 @@ void ExportDialog::cancelExport()
 
 bool ExportDialog::isRunning() const
 {
-    return m_watcher.isRunning();
+    // The dialog's state, from startExport() until onFinished() has shown the outcome: the worker thread may end
+    // a moment before its finished signal is delivered, and the buttons must not change in between.
+    return m_running;
 }
 
 std::optional<ExportSummary> ExportDialog::lastSummary() const
@@ -548,6 +550,7 @@ void ExportDialog::onFinished()
 
 void ExportDialog::setRunning(bool running)
 {
+    m_running = running;
     m_progress->setVisible(running || m_lastSummary.has_value());
     m_cancelButton->setVisible(running);
     m_cancelButton->setEnabled(running);

@@ -126,6 +126,7 @@ private:
     QPushButton* m_simulateButton;
     QThreadPool m_pool;
     QFutureWatcher<void> m_watcher;
+    bool m_running = false; ///< an export was started and its outcome is not shown yet
     /// Written by the worker of the current run (a cancelled QFuture drops results, so not through the promise).
     std::shared_ptr<Outcome> m_outcome;
     std::optional<ExportSummary> m_lastSummary;

@@ -205,7 +205,8 @@ void SimulateDialog::cancel()
 
 bool SimulateDialog::isRunning() const
 {
-    return m_watcher.isRunning();
+    // The dialog's state until onFinished() has shown the outcome (the worker may end before its signal arrives).
+    return m_running;
 }
 
 std::optional<AstraSimResult> SimulateDialog::lastResult() const
@@ -301,6 +302,7 @@ void SimulateDialog::onFinished()
 
 void SimulateDialog::setRunning(bool running)
 {
+    m_running = running;
     m_cancelButton->setVisible(running);
     m_cancelButton->setEnabled(running);
     m_runAgainButton->setEnabled(!running);

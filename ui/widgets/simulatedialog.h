@@ -93,6 +93,7 @@ private:
     QPushButton* m_closeButton;
     QThreadPool m_pool;
     QFutureWatcher<void> m_watcher;
+    bool m_running = false; ///< a run was started and its outcome is not shown yet
     QTimer m_clock;
     QElapsedTimer m_started;
     std::shared_ptr<Outcome> m_outcome;
