@@ -156,17 +156,6 @@ namespace {
         return i == s.size();
     }
 
-    std::string quotedText(std::string_view text)
-    {
-        std::string out = "\"";
-        for (const char c : text) {
-            if (c == '"' || c == '\\')
-                out += '\\';
-            out += c;
-        }
-        return out + "\"";
-    }
-
     /// How a value is shown after "found": numbers bare, other scalars quoted, collections by kind.
     std::string describe(const ConfigNode& node)
     {

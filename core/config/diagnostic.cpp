@@ -26,4 +26,15 @@ bool hasErrors(const std::vector<Diagnostic>& diagnostics)
         diagnostics.begin(), diagnostics.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; });
 }
 
+std::string quotedText(std::string_view text)
+{
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
 } // namespace stagecraft

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stagecraft {
@@ -30,5 +31,8 @@ struct Diagnostic
 };
 
 bool hasErrors(const std::vector<Diagnostic>& diagnostics);
+
+/// `text` in double quotes with `"` and `\` escaped, as messages show a user's value ("found \"x\"").
+std::string quotedText(std::string_view text);
 
 } // namespace stagecraft

@@ -442,17 +442,6 @@ namespace {
         return std::find(kInformational.begin(), kInformational.end(), key) != kInformational.end();
     }
 
-    std::string quotedText(std::string_view text)
-    {
-        std::string out = "\"";
-        for (const char c : text) {
-            if (c == '"' || c == '\\')
-                out += '\\';
-            out += c;
-        }
-        return out + "\"";
-    }
-
     std::string describe(const JsonValue& v)
     {
         switch (v.kind) {
