@@ -174,22 +174,11 @@ ReplaySummary TraceReplay::finish(std::vector<TraceFinding>& findings)
     for (size_t i = 0; i < n; ++i)
         pending[i] = static_cast<uint32_t>(parentStart[i + 1] - parentStart[i]);
     using Ready = std::set<std::pair<uint64_t, uint32_t>>; // (id, position)
-    Ready readyCompute, readyComm, readyFree;
-    auto makeReady = [&](uint32_t i) {
-        const Kind k = m_kind[i];
-        (k == Kind::Compute                                  ? readyCompute
-                : (k == Kind::Collective || k == Kind::Send) ? readyComm
-                                                             : readyFree)
-            .emplace(m_ids[i], i);
-    };
-    for (size_t i = 0; i < n; ++i)
-        if (pending[i] == 0)
-            makeReady(static_cast<uint32_t>(i));
     // The event loop, run twice: as timed (escapes, makespan, the as-run memory peak) and with communication
     // taking no time, which leaves the order alone to decide when tensors are freed (the memory check).
     auto replay = [&](bool instantCommunication, std::vector<double>& start, std::vector<double>& end) {
         std::vector<uint32_t> waiting = pending;
-        Ready compute = readyCompute, comm = readyComm, free = readyFree;
+        Ready compute, comm, free;
         start.assign(n, -1);
         end.assign(n, -1);
         using Event = std::pair<double, uint32_t>;
@@ -203,6 +192,9 @@ ReplaySummary TraceReplay::finish(std::vector<TraceFinding>& findings)
                                                                  : free)
                 .emplace(m_ids[i], i);
         };
+        for (size_t i = 0; i < n; ++i)
+            if (waiting[i] == 0)
+                ready(static_cast<uint32_t>(i));
         auto issue = [&](uint32_t i) {
             start[i] = now;
             const bool isComm = m_kind[i] != Kind::Compute;
