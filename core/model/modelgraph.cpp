@@ -235,6 +235,26 @@ namespace {
             return y;
         }
 
+        /// Per-point cost terms of core attention over (batch, heads, seq, seq_kv): FLOPs per multiply-add (1 for a
+        /// causal kernel, which does half the S x S work), the share of softmax work done (1/2 causal), and the
+        /// q/k and v head sizes (MLA adds the RoPE part to q/k).
+        struct AttentionCost
+        {
+            Expr mac, half, qkDim, vDim;
+        };
+        AttentionCost attentionCost() const
+        {
+            const auto& sym = ModelSymbols::get();
+            AttentionCost c;
+            c.mac = m_model.causalMask ? Expr(1) : constant(flopcost::kMultiplyAdd);
+            c.half = m_model.causalMask ? Expr(1) / Expr(2) : Expr(1);
+            c.qkDim = Expr::symbol(sym.dhead);
+            if (usesMla(m_model))
+                c.qkDim += Expr::symbol(sym.drope);
+            c.vDim = Expr::symbol(sym.dvhead);
+            return c;
+        }
+
         TensorId attention(TensorId x);
         TensorId denseMlp(const std::string& prefix, TensorId x, Index ffn, Region region);
         TensorId moeMlp(TensorId x);
@@ -323,18 +343,14 @@ namespace {
         // Core attention: Q K^T, softmax, (dropout), P V. The S x S work; a causal kernel does half of it.
         const RecomputeClass saved = m_recompute;
         m_recompute = RecomputeClass::Selective;
-        const Expr mac = m_model.causalMask ? Expr(1) : constant(flopcost::kMultiplyAdd);
-        const Expr causalHalf = m_model.causalMask ? Expr(1) / Expr(2) : Expr(1);
+        const AttentionCost cost = attentionCost();
+        const Expr& mac = cost.mac;
+        const Expr& causalHalf = cost.half;
         const Labels ctxDims { I::Batch, I::Seq, I::Heads, I::VHeadDim };
         TensorId ctx;
         if (m_model.attention == AttentionKernel::Flash) {
             // One fused kernel (Dao et al. 2022, FlashAttention; Dao 2023, FlashAttention-2): the scores stay in
             // on-chip memory; it keeps its output and the fp32 log-sum-exp per query row for the backward.
-            const auto& sym = ModelSymbols::get();
-            Expr qkDim = Expr::symbol(sym.dhead);
-            if (mla)
-                qkDim += Expr::symbol(sym.drope);
-            const Expr vDim = Expr::symbol(sym.dvhead);
             std::vector<Operand> inputs = queries;
             inputs.insert(inputs.end(), keys.begin(), keys.end());
             inputs.push_back(in(v, vSeq));
@@ -343,7 +359,7 @@ namespace {
             TensorId lse = newTensor(p + ".flash.lse", lseDims, TensorRole::Activation, m_layer, DType::F32, false);
             addOp(OpKind::FlashAttention, p + ".flash", Region::Attention, std::move(inputs),
                 { Operand { ctx, ctxDims }, Operand { lse, lseDims } }, { I::Batch, I::Heads, I::Seq, I::SeqKV },
-                mac * (qkDim + vDim) + causalHalf * constant(flopcost::kSoftmaxFwd));
+                mac * (cost.qkDim + cost.vDim) + causalHalf * constant(flopcost::kSoftmaxFwd));
         } else {
             const Labels scoreDims { I::Batch, I::Heads, I::Seq, I::SeqKV };
             TensorId scores =
@@ -603,13 +619,7 @@ namespace {
                 // log-sum-exp, then computes dV = P^T dO, dP = dO V^T, dQ = dS K and dK = dS^T Q: per point of
                 // the (batch, heads, seq, seq_kv) space 3 q/k-sized and 2 v-sized multiply-adds. Only the first
                 // of them and the softmax are recompute; the rest is the model's 2x-forward backward.
-                const auto& sym = ModelSymbols::get();
-                Expr qkDim = Expr::symbol(sym.dhead);
-                if (m_graph->mla)
-                    qkDim += Expr::symbol(sym.drope);
-                const Expr vDim = Expr::symbol(sym.dvhead);
-                const Expr mac = m_model.causalMask ? Expr(1) : constant(flopcost::kMultiplyAdd);
-                const Expr half = m_model.causalMask ? Expr(1) / Expr(2) : Expr(1);
+                const AttentionCost c = attentionCost();
                 std::vector<Operand> inputs { dy };
                 inputs.insert(inputs.end(), fop.inputs.begin(), fop.inputs.end());
                 inputs.push_back(fop.outputs[0]);
@@ -625,12 +635,12 @@ namespace {
                 }
                 const int i =
                     addOp(fop.kind, fop.name + ".bwd", fop.region, std::move(inputs), std::move(outs), fop.space,
-                        mac * (Expr(3) * qkDim + Expr(2) * vDim)
-                            + half * constant(flopcost::kSoftmaxFwd + flopcost::kSoftmaxBwd),
+                        c.mac * (Expr(3) * c.qkDim + Expr(2) * c.vDim)
+                            + c.half * constant(flopcost::kSoftmaxFwd + flopcost::kSoftmaxBwd),
                         Pass::Backward);
                 Op& bop = g().ops[static_cast<size_t>(i)];
                 bop.forwardOp = idx;
-                bop.kernelRecomputePerPoint = mac * qkDim + half * constant(flopcost::kSoftmaxFwd);
+                bop.kernelRecomputePerPoint = c.mac * c.qkDim + c.half * constant(flopcost::kSoftmaxFwd);
                 for (auto& [x, dx] : recorded)
                     record(x, dx);
                 continue;
