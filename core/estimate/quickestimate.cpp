@@ -281,7 +281,7 @@ namespace {
                 // Dependencies inside the unit by their simulated finish; on communication of earlier units (the
                 // optimizer on the last backward's gradient reduction) by the time the stream drains.
                 double ready = 0;
-                for (const std::vector<NodeId>* deps : { &node.dataDeps, &node.ctrlDeps })
+                for (const SmallVector<NodeId, 3>* deps : { &node.dataDeps, &node.ctrlDeps })
                     for (NodeId d : *deps) {
                         if (mark[d.value] == pass)
                             ready = std::max(ready, finish[d.value]);

@@ -3,6 +3,8 @@
 
 #include "mesh/mesh.h"
 #include "model/op.h"
+#include "program/nodename.h"
+#include "program/smallvector.h"
 #include "sharding/layout.h"
 
 #include <cstdint>
@@ -69,11 +71,11 @@ struct ProgramNode
     int32_t tag = 0; ///< send/recv
     int64_t flops = 0;
     int64_t bytes = 0; ///< compute: bytes read and written; communication: comm_size
-    std::string name;
-    std::vector<NodeId> dataDeps;
-    std::vector<NodeId> ctrlDeps;
-    std::vector<int32_t> reads; ///< buffer ids
-    std::vector<int32_t> writes; ///< buffer ids
+    NodeName name;
+    SmallVector<NodeId, 3> dataDeps;
+    SmallVector<NodeId, 3> ctrlDeps;
+    SmallVector<int32_t, 3> reads; ///< buffer ids
+    SmallVector<int32_t, 3> writes; ///< buffer ids
 };
 
 /// The program shared by every rank of one class (one pipeline stage). Ranks differ only in the communicator

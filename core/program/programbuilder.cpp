@@ -114,7 +114,7 @@ namespace {
             m_program.buffers.push_back(Buffer { tensor, microBatch, bytes, category, resident });
             return static_cast<int32_t>(m_program.buffers.size() - 1);
         }
-        static void addDep(std::vector<NodeId>& deps, uint32_t node)
+        template <typename List> static void addDep(List& deps, uint32_t node)
         {
             if (node != kNoNode)
                 deps.push_back(NodeId { node });
@@ -723,7 +723,7 @@ namespace {
         for (size_t i = 0; i < nodes.size(); ++i) {
             if (nodes[i].kind != NodeKind::Compute)
                 continue;
-            for (int32_t b : std::vector<int32_t>(nodes[i].writes)) {
+            for (int32_t b : SmallVector<int32_t, 3>(nodes[i].writes)) { // a copy: the loop appends to nodes[reader]
                 const Buffer& buf = m_program.buffers[static_cast<size_t>(b)];
                 if (buf.resident || isRead[static_cast<size_t>(b)])
                     continue;

@@ -12,7 +12,7 @@ std::string dumpProgram(const ClassProgram& program)
         << " nodes " << program.nodes.size() << "\n";
     for (size_t i = 0; i < program.nodes.size(); ++i) {
         const ProgramNode& n = program.nodes[i];
-        out << i << ' ' << toString(n.kind) << ' ' << n.name;
+        out << i << ' ' << toString(n.kind) << ' ' << n.name.str();
         if (n.kind == NodeKind::Compute)
             out << " flops=" << n.flops;
         out << " bytes=" << n.bytes;

@@ -62,7 +62,7 @@ std::vector<const ProgramNode*> nodes(const ClassProgram& p, NodeKind kind, cons
 {
     std::vector<const ProgramNode*> out;
     for (const ProgramNode& n : p.nodes)
-        if (n.kind == kind && (needle.empty() || n.name.find(needle) != std::string::npos))
+        if (n.kind == kind && (needle.empty() || n.name.str().find(needle) != std::string::npos))
             out.push_back(&n);
     return out;
 }
@@ -149,7 +149,7 @@ private Q_SLOTS:
         for (int mb = 0; mb < 8; ++mb) {
             int count = 0;
             for (const ProgramNode* n : layerNodes(p, NodeKind::Collective, head, mb)) {
-                if (n->name.find("loss.") == std::string::npos)
+                if (n->name.str().find("loss.") == std::string::npos)
                     continue;
                 ++count;
                 QCOMPARE(n->collective, CollectiveType::AllReduce);
@@ -373,7 +373,7 @@ private Q_SLOTS:
                 if (n.kind != NodeKind::Collective)
                     continue;
                 const int64_t id = r->groupIdOf(n, RankId { rank });
-                QVERIFY2(id > 0, n.name.c_str());
+                QVERIFY2(id > 0, n.name.str().c_str());
                 byGroup[id][rank].emplace_back(int(n.collective), n.bytes);
             }
         }

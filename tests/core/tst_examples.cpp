@@ -291,7 +291,7 @@ private Q_SLOTS:
                     continue;
                 ++gathers;
                 QCOMPARE(n->bytes, localKv);
-                QVERIFY2(n->name.find(".attn.") != std::string::npos, n->name.c_str());
+                QVERIFY2(n->name.str().find(".attn.") != std::string::npos, n->name.str().c_str());
             }
             QCOMPARE(gathers, 2); // K and V
             int scatters = 0;

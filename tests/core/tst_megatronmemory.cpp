@@ -87,8 +87,9 @@ bool isGradientReduction(const ProgramNode& n)
 {
     if (n.kind != NodeKind::Collective || n.pass != Pass::Backward)
         return false;
-    const size_t at = n.name.find("grads:");
-    return at == 0 || (at != std::string::npos && n.name[at - 1] == '/' && n.name.rfind("mb", 0) == 0);
+    const std::string name = n.name.str();
+    const size_t at = name.find("grads:");
+    return at == 0 || (at != std::string::npos && name[at - 1] == '/' && name.rfind("mb", 0) == 0);
 }
 
 /// The tiny preset (llama, L = 2, h = 256, f = 512, a = 8, g = 4, V = 1024): parameters one rank holds with tp = 2

@@ -59,7 +59,7 @@ void checkConsistency(const SynthesisResult& r)
             written[b] = p.buffers[b].resident;
         for (const ProgramNode& n : p.nodes) {
             for (int32_t b : n.reads)
-                QVERIFY2(written[static_cast<size_t>(b)], n.name.c_str());
+                QVERIFY2(written[static_cast<size_t>(b)], n.name.str().c_str());
             for (int32_t b : n.writes)
                 written[static_cast<size_t>(b)] = true;
         }

@@ -120,7 +120,7 @@ private Q_SLOTS:
         // S = summed comm_size of the all-reduces in the program.
         qint64 s = 0;
         for (const ProgramNode& node : r->classes[0].nodes) {
-            QVERIFY2(node.kind != NodeKind::Send && node.kind != NodeKind::Recv, node.name.c_str());
+            QVERIFY2(node.kind != NodeKind::Send && node.kind != NodeKind::Recv, node.name.str().c_str());
             if (node.kind == NodeKind::Collective) {
                 QCOMPARE(int(node.collective), int(CollectiveType::AllReduce));
                 s += node.bytes;

@@ -68,7 +68,7 @@ namespace {
             .arg(QString::fromStdString(n.name).toHtmlEscaped());
     }
 
-    QString linkList(const ClassProgram& program, const std::vector<NodeId>& ids)
+    QString linkList(const ClassProgram& program, const SmallVector<NodeId, 3>& ids)
     {
         if (ids.empty())
             return QStringLiteral("—");

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// The name of a program node ("mb3/L12.attn.qkv:fwd"): its micro-batch prefix kept as a number and the rest
+// interned in a process-wide table. A program repeats the same suffixes for every micro-batch (and its stages
+// repeat each other's), so a name costs 16 bytes and no allocation, where a std::string of the same text cost
+// 32 bytes plus a heap block of about 30.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace stagecraft {
+
+class NodeName
+{
+public:
+    NodeName();
+    NodeName(std::string_view text); // NOLINT(google-explicit-constructor): names are assigned from strings
+    NodeName(const std::string& text)
+        : NodeName(std::string_view(text))
+    {
+    }
+    NodeName(const char* text)
+        : NodeName(std::string_view(text))
+    {
+    }
+
+    /// The full text, as it was given.
+    std::string str() const;
+    operator std::string() const // NOLINT(google-explicit-constructor): reads like the string it was
+    {
+        return str();
+    }
+    bool empty() const
+    {
+        return m_microBatch < 0 && m_suffix->empty();
+    }
+    /// The text after the "mbN/" prefix (all of it when there is none).
+    const std::string& withoutMicroBatch() const
+    {
+        return *m_suffix;
+    }
+
+    friend bool operator==(const NodeName& a, const NodeName& b)
+    {
+        return a.m_suffix == b.m_suffix && a.m_microBatch == b.m_microBatch; // interned: same text, same pointer
+    }
+    friend bool operator==(const NodeName& a, std::string_view b)
+    {
+        return a.str() == b;
+    }
+
+private:
+    const std::string* m_suffix; ///< interned, never null
+    int64_t m_microBatch = -1; ///< >= 0: the text starts with "mb<m_microBatch>/"
+};
+
+std::string operator+(const std::string& a, const NodeName& b);
+std::string operator+(const NodeName& a, const std::string& b);
+std::string operator+(const char* a, const NodeName& b);
+std::string operator+(const NodeName& a, const char* b);
+
+} // namespace stagecraft
