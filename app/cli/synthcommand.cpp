@@ -239,7 +239,9 @@ Command addSynthCommand(CLI::App& app)
             if (!loaded.config)
                 return ExitBadInput;
             TerminalProgress progress;
-            SynthesisOutcome outcome = synthesize(*loaded.config, &progress);
+            SynthesisOptions synthesisOptions;
+            synthesisOptions.memorySeries = false; // the export needs each class's peak, not its series
+            SynthesisOutcome outcome = synthesize(*loaded.config, &progress, nullptr, synthesisOptions);
             if (!outcome.result) {
                 printDiagnostics(outcome.diagnostics);
                 return ExitBadInput;

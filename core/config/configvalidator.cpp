@@ -407,6 +407,11 @@ namespace {
         const bool cpOk = v.positive("parallelism.cp", p.cp);
         const bool epOk = v.positive("parallelism.ep", p.ep);
         const bool vsOk = v.positive("parallelism.virtual_stages", p.virtualStages);
+        // Program nodes keep the pipeline chunk and peer stage in 16 bits.
+        if (ppOk && vsOk && product(p.pp, p.virtualStages) > 32767)
+            v.error(p.virtualStages > 1 ? "parallelism.virtual_stages" : "parallelism.pp",
+                "pp*virtual_stages = " + str(p.pp) + "*" + str(p.virtualStages)
+                    + " exceeds the supported maximum of 32767 pipeline chunks");
 
         if (dpOk && tpOk && ppOk && cpOk) {
             int64_t world = product(product(p.dp, p.tp), product(p.pp, p.cp));
@@ -533,7 +538,7 @@ namespace {
         const int64_t perStep = std::max<int64_t>(1, t.microBatch) * std::max<int64_t>(1, config.parallelism.dp);
         const int64_t microBatches = std::max<int64_t>(1, t.globalBatch / perStep);
         const bool layersDrive = config.model.layers >= microBatches;
-        const double megabytes = static_cast<double>(nodes) * 550.0 / 1e6;
+        const double megabytes = static_cast<double>(nodes) * 200.0 / 1e6; // ~200 B a node, measured by tests/bench
         char size[64];
         std::snprintf(size, sizeof size, "%.3g", megabytes);
         v.error(layersDrive ? "model.layers" : "training.global_batch",

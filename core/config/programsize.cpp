@@ -21,31 +21,73 @@ void setDefaultMaxProgramNodes(int64_t nodes)
     s_defaultMaxProgramNodes.store(nodes, std::memory_order_relaxed);
 }
 
+namespace {
+
+    __extension__ typedef __int128 Wide;
+
+    /// Nodes per layer and micro-batch (forward, backward and their collectives), measured on the shipped model
+    /// families with each feature switched on alone (tests/core/tst_distribution checks the bound on presets).
+    Wide nodesPerLayer(const Config& config)
+    {
+        const ParallelismConfig& p = config.parallelism;
+        const TrainingConfig& t = config.training;
+        const ModelConfig& m = config.model;
+        Wide perLayer = 39; // a Llama layer with flash attention and no parallelism (GPT has 35)
+        if (m.attention == AttentionKernel::Eager)
+            perLayer += t.recompute == Recompute::Selective ? 9 : 6;
+        else if (t.recompute == Recompute::Selective)
+            perLayer += 1;
+        if (p.tp > 1)
+            perLayer += p.sequenceParallel ? 10 : 4;
+        if (p.cp > 1)
+            perLayer += 6;
+        if (p.zero >= 3)
+            perLayer += 3;
+        else if (p.zero == 2)
+            perLayer += 1;
+        if (m.qkNorm)
+            perLayer += 4;
+        if (m.qkvBias)
+            perLayer += 2;
+        if (m.family == Family::Moe) { // every layer counted as an MoE layer: dense ones have fewer nodes
+            perLayer += p.ep > 1 ? 14 : 10;
+            if (m.sharedExpertFfnHidden > 0)
+                perLayer += 12;
+        }
+        if (usesMla(m))
+            perLayer += m.qLoraRank > 0 ? 18 : 12;
+        if (t.recompute == Recompute::Full)
+            perLayer = perLayer * 29 / 20; // the forward once more: 1.39x to 1.41x measured
+        return perLayer * 21 / 20; // 5 % above every measurement
+    }
+
+    Wide microBatchesPerRank(const Config& config)
+    {
+        const TrainingConfig& t = config.training;
+        const Wide perStep = Wide(std::max<int64_t>(1, t.microBatch)) * std::max<int64_t>(1, config.parallelism.dp);
+        return std::max<Wide>(1, Wide(std::max<int64_t>(0, t.globalBatch)) / perStep);
+    }
+
+    int64_t saturate(Wide nodes)
+    {
+        return static_cast<int64_t>(std::min<Wide>(nodes, std::numeric_limits<int64_t>::max()));
+    }
+
+} // namespace
+
 int64_t estimatedProgramNodes(const Config& config)
 {
-    __extension__ typedef __int128 Wide;
-    const ParallelismConfig& p = config.parallelism;
-    const TrainingConfig& t = config.training;
     const Wide layers = std::max<int64_t>(0, config.model.layers);
-    const Wide perStep = Wide(std::max<int64_t>(1, t.microBatch)) * std::max<int64_t>(1, p.dp);
-    const Wide microBatches = std::max<Wide>(1, Wide(std::max<int64_t>(0, t.globalBatch)) / perStep);
-    const Wide stages = std::max<int64_t>(1, p.pp);
-    Wide perLayer = 47;
-    if (p.tp > 1)
-        perLayer += 11;
-    if (p.cp > 1)
-        perLayer += 8;
-    if (t.recompute == Recompute::Full)
-        perLayer += 30;
-    else if (t.recompute == Recompute::Selective)
-        perLayer += 8;
-    if (p.zero >= 3)
-        perLayer += 4;
-    if (config.model.family == Family::Moe)
-        perLayer += 10;
-    const Wide nodes = microBatches * (layers * perLayer + stages * 30) + layers * (20 + 45);
-    const Wide cap = std::numeric_limits<int64_t>::max();
-    return static_cast<int64_t>(std::min(nodes, cap));
+    const Wide stages = std::max<int64_t>(1, config.parallelism.pp);
+    const Wide allLayers = layers + std::max<int64_t>(0, config.model.mtpModules); // a prediction module: a layer
+    return saturate(
+        microBatchesPerRank(config) * (allLayers * nodesPerLayer(config) + stages * 30) + allLayers * (20 + 45));
+}
+
+int64_t estimatedStageNodes(const Config& config, int64_t stageLayers)
+{
+    const Wide layers = std::max<int64_t>(0, stageLayers) + std::max<int64_t>(0, config.model.mtpModules);
+    return saturate(microBatchesPerRank(config) * (layers * nodesPerLayer(config) + 30) + layers * 20);
 }
 
 } // namespace stagecraft

@@ -9,10 +9,11 @@
 
 namespace stagecraft {
 
-/// Default limit on estimatedProgramNodes(): about 11 GB and a minute of synthesis at roughly 550 bytes per node.
-/// It admits every shipped preset's own plan (llama3-405b on one GPU, 2,048 micro-batches, is the largest at about
-/// 12 M) and refuses the plans that exhausted memory or never finished (2^31 layers, a million micro-batches).
-inline constexpr int64_t kDefaultMaxProgramNodes = 20000000;
+/// Default limit on estimatedProgramNodes(): `report` on a plan this size peaks under 200 MB and takes about two
+/// seconds (tests/bench/run measures both). It admits every shipped preset's own plan (deepseek-v3, 61 layers x
+/// 120 micro-batches on 16 stages, is the largest at about 0.98 M) and refuses the plans that exhausted memory or
+/// never finished (2^31 layers, a million micro-batches); --max-nodes raises it.
+inline constexpr int64_t kDefaultMaxProgramNodes = 1000000;
 
 /// An upper estimate of the nodes synthesis creates: the model graph's ops (about 45 per decoder layer) plus the
 /// nodes of every stage's program. A stage runs each of its m micro-batches through its layers: per layer and
@@ -24,5 +25,9 @@ inline constexpr int64_t kDefaultMaxProgramNodes = 20000000;
 /// over all stages, so an uneven split (first/last stage layers, account_for_*) leaves the estimate as it is.
 /// Saturates at INT64_MAX.
 int64_t estimatedProgramNodes(const Config& config);
+
+/// The same estimate for the program of one stage that holds `stageLayers` layers (the last stage may also hold
+/// the prediction modules, so every stage is given room for them). Synthesis reserves this much.
+int64_t estimatedStageNodes(const Config& config, int64_t stageLayers);
 
 } // namespace stagecraft

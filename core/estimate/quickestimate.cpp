@@ -281,14 +281,17 @@ namespace {
                 // Dependencies inside the unit by their simulated finish; on communication of earlier units (the
                 // optimizer on the last backward's gradient reduction) by the time the stream drains.
                 double ready = 0;
-                for (const SmallVector<NodeId, 3>* deps : { &node.dataDeps, &node.ctrlDeps })
-                    for (NodeId d : *deps) {
-                        if (mark[d.value] == pass)
-                            ready = std::max(ready, finish[d.value]);
-                        else if (program.nodes[d.value].kind == NodeKind::Collective
-                            || program.nodes[d.value].kind == NodeKind::Send)
-                            ready = std::max(ready, commFreeAt);
-                    }
+                auto waitFor = [&](NodeId d) {
+                    if (mark[d.value] == pass)
+                        ready = std::max(ready, finish[d.value]);
+                    else if (program.nodes[d.value].kind == NodeKind::Collective
+                        || program.nodes[d.value].kind == NodeKind::Send)
+                        ready = std::max(ready, commFreeAt);
+                };
+                for (NodeId d : node.dataDeps)
+                    waitFor(d);
+                for (NodeId d : node.ctrlDeps)
+                    waitFor(d);
                 if (node.kind == NodeKind::Recv) {
                     finish[i] = std::max(ready, recvAt);
                     continue;

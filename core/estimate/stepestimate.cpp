@@ -191,16 +191,21 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
             ++succStart[from + 1];
             ++indegree[to];
         });
+        // Inclusive prefix sums: succStart[v + 1] is where v's successors end; filling each list from its end
+        // leaves succStart[v] at its start, with no second cursor array. (The order of a node's successors does
+        // not change a longest path.)
         for (size_t i = 0; i < total; ++i)
             succStart[i + 1] += succStart[i];
         std::vector<uint32_t> succ(succStart[total]);
-        {
-            std::vector<uint32_t> fill(succStart.begin(), succStart.end() - 1);
-            forEachPred([&](uint32_t from, uint32_t to) { succ[fill[from]++] = to; });
-        }
+        forEachPred([&](uint32_t from, uint32_t to) { succ[--succStart[from + 1]] = to; });
+        // Now succStart[v + 1] is v's start: shift the array down by one so that succStart[v] is.
+        std::copy(succStart.begin() + 1, succStart.end(), succStart.begin());
+        succStart[total] = static_cast<uint32_t>(succ.size());
 
-        // Longest path in topological order: finish = max(predecessor finishes) + own time.
-        std::vector<double> ready(total, 0.0), finish(total, 0.0);
+        // Longest path in topological order: finish = max(predecessor finishes) + own time. finish[j] holds j's
+        // ready time (the latest finish of its predecessors) until j runs.
+        std::vector<double> finish(total, 0.0);
+        std::vector<double> start(schedule ? total : 0, 0.0); // kept only for the schedule's start times
         std::vector<uint32_t> stack;
         for (size_t i = total; i-- > 0;)
             if (indegree[i] == 0)
@@ -210,10 +215,12 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
             const uint32_t i = stack.back();
             stack.pop_back();
             ++done;
-            finish[i] = ready[i] + duration[i];
+            if (schedule)
+                start[i] = finish[i];
+            finish[i] += duration[i];
             for (uint32_t k = succStart[i]; k < succStart[i + 1]; ++k) {
                 const uint32_t j = succ[k];
-                ready[j] = std::max(ready[j], finish[i]);
+                finish[j] = std::max(finish[j], finish[i]);
                 if (--indegree[j] == 0)
                     stack.push_back(j);
             }
@@ -251,7 +258,11 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
                 if (s == NoStream || duration[g] <= 0)
                     continue;
                 (s == ComputeStream ? ce.computeTimeS : ce.communicationTimeS) += duration[g];
-                (s == ComputeStream ? compute : comm).emplace_back(finish[g] - duration[g], finish[g]);
+                const double start = finish[g] - duration[g];
+                if (s == ComputeStream && !compute.empty() && start <= compute.back().second)
+                    compute.back().second = std::max(compute.back().second, finish[g]); // back to back: one span
+                else
+                    (s == ComputeStream ? compute : comm).emplace_back(start, finish[g]);
                 if (n.kind == NodeKind::Compute)
                     ce.flops += static_cast<double>(n.flops);
             }
@@ -283,7 +294,7 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
                 for (size_t i = 0; i < program.nodes.size(); ++i) {
                     const size_t g = offset[c] + i;
                     const Stream s = streamOf(program.nodes[i].kind);
-                    nodes[i] = { static_cast<uint32_t>(i), ready[g], finish[g],
+                    nodes[i] = { static_cast<uint32_t>(i), start[g], finish[g],
                         s == ComputeStream    ? ScheduleStream::Compute
                             : s == CommStream ? ScheduleStream::Communication
                                               : ScheduleStream::None };

@@ -93,8 +93,11 @@ namespace {
             }
             std::string error;
             if (sweepOptions.exact) {
+                SynthesisOptions synthesisOptions;
+                synthesisOptions.memorySeries = false;
+                synthesisOptions.threads = 1; // the sweep runs one candidate per thread
                 SynthesisOutcome outcome =
-                    synthesize(config, nullptr, graphs.get(config.model, config.training.precision));
+                    synthesize(config, nullptr, graphs.get(config.model, config.training.precision), synthesisOptions);
                 if (!outcome.result) {
                     std::string message = "synthesis failed";
                     for (const Diagnostic& d : outcome.diagnostics)

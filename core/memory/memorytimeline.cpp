@@ -13,7 +13,7 @@ int64_t MemoryTimeline::total(size_t step) const
     return t;
 }
 
-MemoryTimeline computeMemoryTimeline(const ClassProgram& program)
+MemoryTimeline computeMemoryTimeline(const ClassProgram& program, bool keepSeries)
 {
     MemoryTimeline tl;
     const size_t n = program.nodes.size();
@@ -30,8 +30,12 @@ MemoryTimeline computeMemoryTimeline(const ClassProgram& program)
         for (int32_t b : node.reads)
             tl.lastUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
     }
-    // Sweep allocation (+) and free (-) events per category.
-    std::vector<CategoryBytes> delta(n + 1, CategoryBytes {});
+    // Sweep allocation (+) and free (-) events: per category when the series is kept, otherwise only the total
+    // and the work memory (activations + other), 16 bytes a node instead of 40; the categories at the peak are
+    // then summed from the buffers live there.
+    const auto isWork = [](MemoryCategory c) { return c == MemoryCategory::Activations || c == MemoryCategory::Other; };
+    std::vector<CategoryBytes> delta(keepSeries ? n + 1 : 0, CategoryBytes {});
+    std::vector<std::array<int64_t, 2>> leanDelta(keepSeries ? 0 : n + 1, std::array<int64_t, 2> {});
     for (size_t b = 0; b < buffers; ++b) {
         const Buffer& buf = program.buffers[b];
         const size_t c = static_cast<size_t>(buf.category);
@@ -43,26 +47,65 @@ MemoryTimeline computeMemoryTimeline(const ClassProgram& program)
         }
         if (tl.firstUse[b] < 0)
             continue; // never written: not part of this program's memory
-        delta[static_cast<size_t>(tl.firstUse[b])][c] += buf.bytes;
-        delta[static_cast<size_t>(tl.lastUse[b]) + 1][c] -= buf.bytes;
+        const auto first = static_cast<size_t>(tl.firstUse[b]);
+        const auto end = static_cast<size_t>(tl.lastUse[b]) + 1;
+        if (keepSeries) {
+            delta[first][c] += buf.bytes;
+            delta[end][c] -= buf.bytes;
+        } else {
+            const int64_t work = isWork(buf.category) ? buf.bytes : 0;
+            leanDelta[first][0] += buf.bytes;
+            leanDelta[first][1] += work;
+            leanDelta[end][0] -= buf.bytes;
+            leanDelta[end][1] -= work;
+        }
     }
-    tl.series.resize(n);
-    CategoryBytes live = tl.resident;
-    for (size_t i = 0; i < n; ++i) {
+    if (keepSeries) {
+        // delta[i] becomes the live bytes while node i runs: the series.
+        CategoryBytes live = tl.resident;
+        for (size_t i = 0; i < n; ++i) {
+            int64_t total = 0;
+            for (size_t c = 0; c < kMemoryCategoryCount; ++c) {
+                live[c] += delta[i][c];
+                total += live[c];
+            }
+            delta[i] = live;
+            if (total > tl.peakBytes) {
+                tl.peakBytes = total;
+                tl.peakStep = static_cast<int64_t>(i);
+                tl.atPeak = live;
+            }
+            const int64_t work = live[static_cast<size_t>(MemoryCategory::Activations)]
+                + live[static_cast<size_t>(MemoryCategory::Other)];
+            tl.activationPeakBytes = std::max(tl.activationPeakBytes, work);
+        }
+        delta.pop_back();
+        tl.series = std::move(delta);
+    } else {
         int64_t total = 0;
-        for (size_t c = 0; c < kMemoryCategoryCount; ++c) {
-            live[c] += delta[i][c];
-            total += live[c];
+        int64_t work = 0;
+        for (int64_t bytes : tl.resident)
+            total += bytes;
+        work = tl.resident[static_cast<size_t>(MemoryCategory::Activations)]
+            + tl.resident[static_cast<size_t>(MemoryCategory::Other)];
+        for (size_t i = 0; i < n; ++i) {
+            total += leanDelta[i][0];
+            work += leanDelta[i][1];
+            if (total > tl.peakBytes) {
+                tl.peakBytes = total;
+                tl.peakStep = static_cast<int64_t>(i);
+            }
+            tl.activationPeakBytes = std::max(tl.activationPeakBytes, work);
         }
-        tl.series[i] = live;
-        if (total > tl.peakBytes) {
-            tl.peakBytes = total;
-            tl.peakStep = static_cast<int64_t>(i);
-            tl.atPeak = live;
-        }
-        const int64_t work =
-            live[static_cast<size_t>(MemoryCategory::Activations)] + live[static_cast<size_t>(MemoryCategory::Other)];
-        tl.activationPeakBytes = std::max(tl.activationPeakBytes, work);
+        leanDelta = {};
+        tl.atPeak = tl.resident;
+        if (n > 0)
+            for (size_t b = 0; b < buffers; ++b) {
+                const Buffer& buf = program.buffers[b];
+                if (!buf.resident && tl.firstUse[b] >= 0 && tl.firstUse[b] <= tl.peakStep
+                    && tl.lastUse[b] >= tl.peakStep)
+                    tl.atPeak[static_cast<size_t>(buf.category)] += buf.bytes;
+            }
     }
     for (size_t b = 0; b < buffers; ++b)
         if (tl.firstUse[b] >= 0 && tl.firstUse[b] <= tl.peakStep && tl.lastUse[b] >= tl.peakStep)
@@ -70,6 +113,10 @@ MemoryTimeline computeMemoryTimeline(const ClassProgram& program)
     std::stable_sort(tl.liveAtPeak.begin(), tl.liveAtPeak.end(), [&](int32_t a, int32_t b) {
         return program.buffers[static_cast<size_t>(a)].bytes > program.buffers[static_cast<size_t>(b)].bytes;
     });
+    if (!keepSeries) {
+        tl.firstUse = {};
+        tl.lastUse = {};
+    }
     return tl;
 }
 

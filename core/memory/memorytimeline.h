@@ -18,7 +18,7 @@ using CategoryBytes = std::array<int64_t, kMemoryCategoryCount>;
 /// Bytes per rank. Immutable after computeMemoryTimeline(); thread-safe to read.
 struct MemoryTimeline
 {
-    std::vector<CategoryBytes> series; ///< series[i] = live bytes by category while node i runs
+    std::vector<CategoryBytes> series; ///< series[i] = live bytes by category while node i runs (may be empty)
     CategoryBytes resident {}; ///< bytes of resident buffers by category (alive at every step)
     int64_t peakBytes = 0; ///< max over steps of the total
     int64_t peakStep = 0; ///< first step reaching the peak
@@ -32,7 +32,9 @@ struct MemoryTimeline
 };
 
 /// Walks the program once: O(nodes + buffers). The series has one entry per node.
-MemoryTimeline computeMemoryTimeline(const ClassProgram& program);
+/// `keepSeries` false leaves `series`, `firstUse` and `lastUse` empty; the peaks, `atPeak` and `liveAtPeak` are
+/// the same either way (tests/core/tst_memory compares the two).
+MemoryTimeline computeMemoryTimeline(const ClassProgram& program, bool keepSeries = true);
 
 /// Bytes of the buffers that `layer`'s forward pass of micro-batch `microBatch` produced (not recomputed) and
 /// that are still read after that micro-batch's forward pass through the stage ended: what the layer keeps for

@@ -28,8 +28,8 @@ namespace {
 } // namespace
 
 NodeName::NodeName()
-    : m_suffix(emptyText())
 {
+    setSuffix(emptyText());
 }
 
 NodeName::NodeName(std::string_view text)
@@ -39,23 +39,23 @@ NodeName::NodeName(std::string_view text)
         const size_t slash = text.find('/', 2);
         if (slash != std::string_view::npos && slash > 2 && slash <= 2 + 18 && text[2] >= '0' && text[2] <= '9'
             && (text[2] != '0' || slash == 3)) {
-            int64_t value = 0;
+            int32_t value = 0;
             const auto [end, ec] = std::from_chars(text.data() + 2, text.data() + slash, value);
             if (ec == std::errc() && end == text.data() + slash) {
                 m_microBatch = value;
-                m_suffix = intern(text.substr(slash + 1));
+                setSuffix(intern(text.substr(slash + 1)));
                 return;
             }
         }
     }
-    m_suffix = text.empty() ? emptyText() : intern(text);
+    setSuffix(text.empty() ? emptyText() : intern(text));
 }
 
 std::string NodeName::str() const
 {
     if (m_microBatch < 0)
-        return *m_suffix;
-    return "mb" + std::to_string(m_microBatch) + "/" + *m_suffix;
+        return *suffix();
+    return "mb" + std::to_string(m_microBatch) + "/" + *suffix();
 }
 
 std::string operator+(const std::string& a, const NodeName& b)

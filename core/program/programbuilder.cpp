@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Builds one rank class's program from a DistributionPlan: schedule units in order, op instances per
 // micro-batch, collectives on layout changes, send/recv at stage cuts, gradient reduction and optimizer.
+#include "config/programsize.h"
 #include "program/distributionplan.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <stdexcept>
 #include <unordered_map>
@@ -26,6 +28,64 @@ namespace {
     {
         uint32_t node = kNoNode; ///< producing node, kNoNode for resident state
         int32_t buffer = -1;
+    };
+
+    /// (tensor, micro-batch) -> Value, open addressing with linear probing. The builder looks a value up for
+    /// every operand it emits; std::unordered_map spent a heap node per entry and a fifth of the build's time.
+    class ValueMap
+    {
+    public:
+        const Value* find(int64_t key) const
+        {
+            if (m_slots.empty())
+                return nullptr;
+            for (size_t i = slotOf(key);; i = (i + 1) & (m_slots.size() - 1)) {
+                const Slot& s = m_slots[i];
+                if (s.key == key)
+                    return &s.value;
+                if (s.key == kEmpty)
+                    return nullptr;
+            }
+        }
+        Value& operator[](int64_t key)
+        {
+            if (2 * (m_count + 1) > m_slots.size())
+                rehash(std::max<size_t>(64, 2 * m_slots.size()));
+            size_t i = slotOf(key);
+            while (m_slots[i].key != key && m_slots[i].key != kEmpty)
+                i = (i + 1) & (m_slots.size() - 1);
+            if (m_slots[i].key == kEmpty) {
+                m_slots[i].key = key;
+                ++m_count;
+            }
+            return m_slots[i].value;
+        }
+
+    private:
+        static constexpr int64_t kEmpty = -1; ///< keys are non-negative (tensor << 32 | micro-batch)
+        struct Slot
+        {
+            int64_t key = kEmpty;
+            Value value;
+        };
+        size_t slotOf(int64_t key) const
+        {
+            // Fibonacci hashing: the top bits of the product spread the (tensor, micro-batch) fields.
+            return static_cast<size_t>((static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> m_shift);
+        }
+        void rehash(size_t size)
+        {
+            std::vector<Slot> old = std::move(m_slots);
+            m_slots.assign(size, Slot {});
+            m_shift = 64 - std::countr_zero(size);
+            m_count = 0;
+            for (const Slot& s : old)
+                if (s.key != kEmpty)
+                    (*this)[s.key] = s.value;
+        }
+        std::vector<Slot> m_slots; ///< size a power of two, at most half full
+        size_t m_count = 0;
+        int m_shift = 64; ///< 64 - log2(size)
     };
 
     uint64_t layoutHash(const Layout& l)
@@ -66,6 +126,13 @@ namespace {
             m_program.stage = stage;
             m_program.rankCount = plan.mesh.worldSize() / plan.mesh.degree(Axis::Pp);
             m_program.exampleRank = plan.mesh.withCoordinate(RankId { 0 }, Axis::Pp, stage);
+            // Room for the whole program at once: growing by doubling would hold the old and the new array
+            // together (1.5x to 3x the nodes at the moment of the copy). The estimate is an upper bound, and the
+            // pages of a large reservation that are never written are never resident.
+            const auto estimate = static_cast<size_t>(estimatedStageNodes(plan.config, plan.stages.stageLayers(stage)));
+            const size_t cap = size_t(1) << 26; // a wrong estimate must not reserve more than ~8 GB
+            m_program.nodes.reserve(std::min(estimate, cap));
+            m_program.buffers.reserve(std::min(estimate + estimate / 4, cap)); // ~1.15 buffers per node measured
         }
 
         ClassProgram build();
@@ -111,7 +178,13 @@ namespace {
         }
         int32_t addBuffer(int32_t tensor, int32_t microBatch, int64_t bytes, MemoryCategory category, bool resident)
         {
-            m_program.buffers.push_back(Buffer { tensor, microBatch, bytes, category, resident });
+            Buffer b;
+            b.tensor = tensor;
+            b.microBatch = microBatch;
+            b.category = category;
+            b.resident = resident;
+            b.bytes = bytes;
+            m_program.buffers.push_back(b);
             return static_cast<int32_t>(m_program.buffers.size() - 1);
         }
         template <typename List> static void addDep(List& deps, uint32_t node)
@@ -121,7 +194,7 @@ namespace {
         }
         static int64_t key(int32_t tensor, int32_t microBatch)
         {
-            return (int64_t(tensor) << 20) | (microBatch & 0xFFFFF);
+            return (int64_t(tensor) << 32) | static_cast<uint32_t>(microBatch);
         }
         std::string prefix(int32_t microBatch) const
         {
@@ -164,8 +237,8 @@ namespace {
         const int m_zero;
         ClassProgram m_program;
 
-        std::unordered_map<int64_t, Value> m_values; ///< (tensor, micro-batch) -> current value on this stage
-        std::unordered_map<int64_t, Value> m_recomputed; ///< (tensor, micro-batch) -> value re-run before backward
+        ValueMap m_values; ///< (tensor, micro-batch) -> current value on this stage
+        ValueMap m_recomputed; ///< (tensor, micro-batch) -> value re-run before backward
         std::map<std::tuple<int32_t, uint64_t, int>, Value> m_relayouts; ///< (source buffer, layout, pass)
         std::map<std::tuple<int32_t, AxisMask, int, int32_t>, Value> m_weightGathers; ///< (layer, mask, pass, mb)
         std::map<std::pair<int32_t, int>, uint32_t> m_firstComputeOfLayer; ///< (layer, pass) in the current unit
@@ -245,10 +318,10 @@ namespace {
     Value StageBuilder::lookup(int32_t tensor, int32_t microBatch, bool preferRecomputed)
     {
         if (preferRecomputed)
-            if (auto it = m_recomputed.find(key(tensor, microBatch)); it != m_recomputed.end())
-                return it->second;
-        if (auto it = m_values.find(key(tensor, microBatch)); it != m_values.end())
-            return it->second;
+            if (const Value* v = m_recomputed.find(key(tensor, microBatch)))
+                return *v;
+        if (const Value* v = m_values.find(key(tensor, microBatch)))
+            return *v;
         const int32_t producer = P.producerOp[static_cast<size_t>(tensor)];
         if (producer < 0)
             throw std::logic_error("no producer for tensor " + G.tensor(TensorId { tensor }).name);
@@ -262,7 +335,7 @@ namespace {
         n.pass = t.role == TensorRole::ActivationGrad ? Pass::Backward : Pass::Forward;
         n.layer = t.layer;
         n.microBatch = microBatch;
-        n.peerStage = producerStage;
+        n.peerStage = static_cast<int16_t>(producerStage); // the validator keeps pp*v <= 32767
         n.tag = p2pTag(P, tensor, microBatch);
         n.bytes = P.tensorBytes[static_cast<size_t>(tensor)];
         n.name = prefix(microBatch) + "recv:" + t.name + "<-stage" + std::to_string(producerStage);
@@ -395,7 +468,7 @@ namespace {
         n.op = opIndex;
         n.layer = op.layer;
         n.microBatch = microBatch;
-        n.chunk = chunk;
+        n.chunk = static_cast<int16_t>(chunk);
         n.flops = P.opFlops[static_cast<size_t>(opIndex)];
         n.bytes = P.opBytes[static_cast<size_t>(opIndex)];
         n.name = prefix(microBatch) + op.name + (phase == Phase::Recompute ? "[recompute]" : "");
@@ -464,8 +537,8 @@ namespace {
                 s.pass = op.pass;
                 s.layer = op.layer;
                 s.microBatch = microBatch;
-                s.chunk = chunk;
-                s.peerStage = dst;
+                s.chunk = static_cast<int16_t>(chunk);
+                s.peerStage = static_cast<int16_t>(dst);
                 s.tag = p2pTag(P, t, microBatch);
                 s.bytes = P.tensorBytes[static_cast<size_t>(t)];
                 s.name = prefix(microBatch) + "send:" + tensor.name + "->stage" + std::to_string(dst);
@@ -723,7 +796,7 @@ namespace {
         for (size_t i = 0; i < nodes.size(); ++i) {
             if (nodes[i].kind != NodeKind::Compute)
                 continue;
-            for (int32_t b : SmallVector<int32_t, 3>(nodes[i].writes)) { // a copy: the loop appends to nodes[reader]
+            for (int32_t b : SmallVector<int32_t, 2>(nodes[i].writes)) { // a copy: the loop appends to nodes[reader]
                 const Buffer& buf = m_program.buffers[static_cast<size_t>(b)];
                 if (buf.resident || isRead[static_cast<size_t>(b)])
                     continue;

@@ -3,10 +3,14 @@
 
 #include "config/configlocations.h"
 #include "config/configvalidator.h"
+#include "config/programsize.h"
 #include "model/modelcost.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
+#include <mutex>
+#include <thread>
 
 namespace stagecraft {
 
@@ -94,8 +98,8 @@ namespace {
 } // namespace
 
 /// synthesize() without anchoring its diagnostics at the config's keys.
-static SynthesisOutcome synthesizeUnanchored(
-    const Config& config, ProgressSink* progress, std::shared_ptr<const ModelGraph> graphCache)
+static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink* progress,
+    std::shared_ptr<const ModelGraph> graphCache, const SynthesisOptions& options)
 {
     SynthesisOutcome outcome;
     try {
@@ -134,36 +138,94 @@ static SynthesisOutcome synthesizeUnanchored(
         result->plan = std::make_shared<const DistributionPlan>(std::move(*plan));
 
         const int32_t pp = static_cast<int32_t>(config.parallelism.pp);
-        std::vector<AxisMask> masks;
-        for (int32_t stage = 0; stage < pp; ++stage) {
-            if (cancelled())
-                return outcome;
-            if (progress)
-                progress->report(0.05 + 0.9 * stage / pp, "building stage programs");
-            result->classes.push_back(buildClassProgram(*result->plan, stage));
-            bool overflowed = false;
-            result->summaries.push_back(summarize(result->classes.back(), *graph, *result->plan, overflowed));
-            if (overflowed) {
-                // One sequence's costs fit (computeModelCost checked them): it is the sequences per rank.
-                outcome.diagnostics.push_back(error("global_batch=" + std::to_string(config.training.globalBatch)
-                        + " is too large: the FLOPs or bytes of one iteration on a rank of stage "
-                        + std::to_string(stage) + " do not fit in a 64-bit integer",
-                    "training.global_batch"));
-                return outcome;
+        result->classes.resize(static_cast<size_t>(pp));
+        result->summaries.resize(static_cast<size_t>(pp));
+        result->memory.resize(static_cast<size_t>(pp));
+        // Stages are independent: workers take the next unbuilt stage until none is left or one of them fails.
+        // The calling thread works too, and between its stages reports progress and polls for cancel.
+        std::atomic<int32_t> nextStage { 0 };
+        std::atomic<int32_t> stagesDone { 0 };
+        std::atomic<bool> stop { false };
+        std::mutex failureMutex;
+        std::exception_ptr failure;
+        int32_t overflowedStage = -1;
+        const DistributionPlan& distribution = *result->plan;
+        // Builds one stage into its slots; false when synthesis must stop (an overflow or an exception).
+        auto buildStage = [&](int32_t stage) {
+            try {
+                const auto at = static_cast<size_t>(stage);
+                ClassProgram program = buildClassProgram(distribution, stage);
+                bool overflowed = false;
+                ClassSummary s = summarize(program, *graph, distribution, overflowed);
+                if (overflowed) {
+                    const std::lock_guard lock(failureMutex);
+                    if (overflowedStage < 0 || stage < overflowedStage)
+                        overflowedStage = stage;
+                    return false;
+                }
+                MemoryTimeline m = computeMemoryTimeline(program, options.memorySeries);
+                s.weightBytes = m.resident[static_cast<size_t>(MemoryCategory::Weights)];
+                s.gradientBytes = m.resident[static_cast<size_t>(MemoryCategory::Gradients)];
+                s.optimizerBytes = m.resident[static_cast<size_t>(MemoryCategory::Optimizer)];
+                s.activationPeakBytes = m.activationPeakBytes;
+                s.peakBytes = m.peakBytes;
+                s.peakStep = m.peakStep;
+                result->classes[at] = std::move(program);
+                result->summaries[at] = s;
+                result->memory[at] = std::move(m);
+                ++stagesDone;
+                return true;
+            } catch (...) {
+                const std::lock_guard lock(failureMutex);
+                if (!failure)
+                    failure = std::current_exception();
+                return false;
             }
-            result->memory.push_back(computeMemoryTimeline(result->classes.back()));
-            const MemoryTimeline& m = result->memory.back();
-            ClassSummary& s = result->summaries.back();
-            s.weightBytes = m.resident[static_cast<size_t>(MemoryCategory::Weights)];
-            s.gradientBytes = m.resident[static_cast<size_t>(MemoryCategory::Gradients)];
-            s.optimizerBytes = m.resident[static_cast<size_t>(MemoryCategory::Optimizer)];
-            s.activationPeakBytes = m.activationPeakBytes;
-            s.peakBytes = m.peakBytes;
-            s.peakStep = m.peakStep;
-            for (const ProgramNode& n : result->classes.back().nodes)
+        };
+        auto worker = [&] {
+            while (!stop) {
+                const int32_t stage = nextStage++;
+                if (stage >= pp || !buildStage(stage))
+                    stop = true;
+            }
+        };
+        // Threads pay off only for plans of some size: ~10k nodes build in a few milliseconds.
+        const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+        const int wanted = options.threads > 0 ? options.threads : hardware;
+        const int threads = estimatedProgramNodes(config) < 20000 ? 1 : std::clamp(wanted, 1, std::min(pp, 16));
+        std::vector<std::thread> workers;
+        for (int t = 1; t < threads; ++t)
+            workers.emplace_back(worker);
+        while (!stop) {
+            if (cancelled()) {
+                stop = true;
+                break;
+            }
+            if (progress)
+                progress->report(0.05 + 0.9 * stagesDone / pp, "building stage programs");
+            const int32_t stage = nextStage++;
+            if (stage >= pp || !buildStage(stage))
+                stop = true;
+        }
+        for (std::thread& w : workers)
+            w.join();
+        if (failure)
+            std::rethrow_exception(failure);
+        if (overflowedStage >= 0) {
+            // One sequence's costs fit (computeModelCost checked them): it is the sequences per rank.
+            outcome.diagnostics.push_back(error("global_batch=" + std::to_string(config.training.globalBatch)
+                    + " is too large: the FLOPs or bytes of one iteration on a rank of stage "
+                    + std::to_string(overflowedStage) + " do not fit in a 64-bit integer",
+                "training.global_batch"));
+            return outcome;
+        }
+        if (outcome.cancelled || cancelled())
+            return outcome;
+        std::vector<AxisMask> masks;
+        for (const ClassProgram& program : result->classes)
+            for (const ProgramNode& n : program.nodes)
                 if (n.kind == NodeKind::Collective && std::find(masks.begin(), masks.end(), n.mask) == masks.end())
                     masks.push_back(n.mask);
-        }
         result->groups = GroupTable(result->plan->mesh, masks);
 
         const int64_t padded = paddedVocab(config.model.vocab, config.parallelism.tp);
@@ -197,9 +259,10 @@ static SynthesisOutcome synthesizeUnanchored(
     return outcome;
 }
 
-SynthesisOutcome synthesize(const Config& config, ProgressSink* progress, std::shared_ptr<const ModelGraph> graphCache)
+SynthesisOutcome synthesize(const Config& config, ProgressSink* progress, std::shared_ptr<const ModelGraph> graphCache,
+    const SynthesisOptions& options)
 {
-    SynthesisOutcome outcome = synthesizeUnanchored(config, progress, std::move(graphCache));
+    SynthesisOutcome outcome = synthesizeUnanchored(config, progress, std::move(graphCache), options);
     // Problems found here name a key; point them at where the config gave it.
     anchorDiagnostics(config, outcome.diagnostics);
     return outcome;

@@ -92,12 +92,26 @@ struct SynthesisOutcome
     bool cancelled = false;
 };
 
+/// How synthesize() works, not what it computes.
+struct SynthesisOptions
+{
+    /// Keep each class's memory series (live bytes per node and category, 40 bytes a node), which the memory
+    /// views draw. Without it MemoryTimeline::series is empty and only its peaks and totals are set: enough for
+    /// reports and exports, and a sixth less memory.
+    bool memorySeries = true;
+    /// Threads that build stage programs at once: 0 for one per hardware thread, 1 to build them in the calling
+    /// thread only (a sweep already runs one synthesis per thread).
+    int threads = 0;
+};
+
 /// The single entry point: config -> model graph -> distribution -> class programs -> summaries.
 /// Validates the config first (all problems reported). Never throws; an internal failure becomes an error
 /// diagnostic. `progress` may be null. Thread-safe: concurrent calls share nothing mutable.
 /// `graphCache`, when given and built for the same model and precision, is reused instead of rebuilding the
 /// symbolic graph (a new tp re-evaluates the graph, it does not rebuild it).
-SynthesisOutcome synthesize(
-    const Config& config, ProgressSink* progress = nullptr, std::shared_ptr<const ModelGraph> graphCache = nullptr);
+/// Stage programs are built in parallel (options.threads) when the plan is large enough to gain from it; the
+/// result is the same either way.
+SynthesisOutcome synthesize(const Config& config, ProgressSink* progress = nullptr,
+    std::shared_ptr<const ModelGraph> graphCache = nullptr, const SynthesisOptions& options = {});
 
 } // namespace stagecraft

@@ -209,6 +209,53 @@ private Q_SLOTS:
         QCOMPARE(s.weightBytes + s.gradientBytes + s.optimizerBytes, expected);
     }
 
+    void leanTimelineKeepsThePeaks_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QStringList>("sets");
+        QTest::newRow("tiny dp2 tp2 pp2 zero3 full")
+            << QStringLiteral("tiny")
+            << (QStringList() << QStringLiteral("parallelism.dp=2") << QStringLiteral("parallelism.tp=2")
+                              << QStringLiteral("parallelism.pp=2") << QStringLiteral("parallelism.zero=3")
+                              << QStringLiteral("training.recompute=full")
+                              << QStringLiteral("training.global_batch=8"));
+        QTest::newRow("deepseek-v3 4 layers pp2 ep8")
+            << QStringLiteral("deepseek-v3")
+            << (QStringList() << QStringLiteral("model.layers=4") << QStringLiteral("parallelism.pp=2")
+                              << QStringLiteral("parallelism.first_stage_layers=0")
+                              << QStringLiteral("parallelism.last_stage_layers=0") << QStringLiteral("parallelism.dp=8")
+                              << QStringLiteral("parallelism.ep=8") << QStringLiteral("training.global_batch=32"));
+    }
+
+    void leanTimelineKeepsThePeaks()
+    {
+        // Without the series (what the CLI computes) the timeline's peaks, the categories at the peak and the
+        // buffers live there are those of the full computation, which tests elsewhere check against formulas.
+        QFETCH(QString, preset);
+        QFETCH(QStringList, sets);
+        std::vector<std::string> overrides;
+        for (const QString& set : sets)
+            overrides.push_back(set.toStdString());
+        auto r = synth(preset.toStdString(), overrides);
+        for (const ClassProgram& program : r->classes) {
+            const MemoryTimeline full = computeMemoryTimeline(program, true);
+            const MemoryTimeline lean = computeMemoryTimeline(program, false);
+            QVERIFY(lean.series.empty() && lean.firstUse.empty() && lean.lastUse.empty());
+            QCOMPARE(full.series.size(), program.nodes.size());
+            QCOMPARE(lean.peakBytes, full.peakBytes);
+            QCOMPARE(lean.peakStep, full.peakStep);
+            QVERIFY(lean.atPeak == full.atPeak);
+            QVERIFY(lean.resident == full.resident);
+            QCOMPARE(lean.activationPeakBytes, full.activationPeakBytes);
+            QVERIFY(lean.liveAtPeak == full.liveAtPeak);
+            int64_t atPeak = 0;
+            for (int64_t b : full.atPeak)
+                atPeak += b;
+            QCOMPARE(atPeak, full.peakBytes);
+            QVERIFY(full.peakBytes > full.resident[0]); // activations on top of the weights
+        }
+    }
+
     void pipelineInFlight()
     {
         // Narayanan et al. 2021 §2.2: on the first stage 1F1B keeps at most p micro-batches of activations in

@@ -23,7 +23,8 @@ private Q_SLOTS:
         // block for the one to three entries nearly every node has.
         QCOMPARE(sizeof(SmallVector<int32_t, 3>), size_t(16));
         QCOMPARE(sizeof(SmallVector<NodeId, 3>), size_t(16));
-        QCOMPARE(sizeof(NodeName), size_t(16));
+        QCOMPARE(sizeof(SmallVector<NodeId, 2>), size_t(12));
+        QCOMPARE(sizeof(NodeName), size_t(12));
     }
 
     void smallVectorMatchesStdVector()

@@ -241,16 +241,16 @@ private Q_SLOTS:
                 QStringList { QStringLiteral("parallelism.dp=1"), QStringLiteral("parallelism.tp=1"),
                     QStringLiteral("parallelism.pp=1"), QStringLiteral("parallelism.zero=0"),
                     QStringLiteral("parallelism.sequence_parallel=false"),
-                    QStringLiteral("training.global_batch=1024") });
+                    QStringLiteral("training.global_batch=256") });
         const ClassProgram& program = m_llama70b->classes[0];
-        // llama3-70b: 80 layers, pp 1, global_batch 1024 / micro_batch 1 = 1024 micro-batches on the single rank.
+        // llama3-70b: 80 layers, pp 1, global_batch 256 / micro_batch 1 = 256 micro-batches on the single rank.
         QCOMPARE(m_llama70b->classes.size(), size_t(1));
         QCOMPARE(GraphSpecBuilder::layerRange(program), std::make_pair(-1, 80));
-        QCOMPARE(GraphSpecBuilder::microBatchCount(program), 1024);
+        QCOMPARE(GraphSpecBuilder::microBatchCount(program), 256);
 
         GraphSpecOptions options;
         options.maxNodes = maxNodes;
-        const GraphWindow asked = window(layerFirst, 80, 0, 1023, true);
+        const GraphWindow asked = window(layerFirst, 80, 0, 255, true);
         const GraphSpec spec = GraphSpecBuilder::build(*m_llama70b, 0, asked, options);
         QVERIFY2(spec.nodes.size() <= size_t(maxNodes), qPrintable(QString::number(spec.nodes.size())));
         QCOMPARE(spec.truncated, truncated);
@@ -261,7 +261,7 @@ private Q_SLOTS:
         QCOMPARE(w.layerFirst, layerFirst);
         QCOMPARE(w.microBatchFirst, 0);
         QVERIFY(w.layerLast <= 80);
-        QVERIFY(w.microBatchLast <= 1023);
+        QVERIFY(w.microBatchLast <= 255);
         // Nothing is lost: shown nodes plus summarised nodes are the whole program.
         int64_t summarised = 0;
         for (const GraphSummary& s : spec.summaries)

@@ -68,7 +68,7 @@ namespace {
             .arg(QString::fromStdString(n.name).toHtmlEscaped());
     }
 
-    QString linkList(const ClassProgram& program, const SmallVector<NodeId, 3>& ids)
+    template <typename Ids> QString linkList(const ClassProgram& program, const Ids& ids)
     {
         if (ids.empty())
             return QStringLiteral("—");
