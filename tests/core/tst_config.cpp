@@ -157,7 +157,7 @@ void TestConfig::presetValues_data()
 
     // The plans (GPUs, batch): NeMo's recommended H100 bf16 pre-training configs, NVIDIA/NeMo
     // scripts/performance/recommended_model_configs/model_configs_h100.csv (num_gpus, gbs columns): gpt3 175b 128 GPUs
-    // and 256 sequences, llama3 70b 64 and 128.
+    // and 256 sequences, llama3 70b 64 and 128, llama3 8b 8 and 128.
     // Brown et al. 2020 (arXiv:2005.14165) Table 2.1: 96 layers, d_model 12288, 96 heads, n_ctx 2048;
     // d_ff = 4 * d_model; GPT-2 BPE vocabulary of 50257; input and output embeddings are tied.
     QTest::newRow("gpt3-175b") << QStringLiteral("gpt3-175b") << int(Family::Gpt) << qint64(96) << qint64(12288)
@@ -171,7 +171,7 @@ void TestConfig::presetValues_data()
     // "The Llama 3 Herd of Models" (arXiv:2407.21783) Table 3; vocab_size 128256 in the model cards' config.json.
     QTest::newRow("llama3-8b") << QStringLiteral("llama3-8b") << int(Family::Llama) << qint64(32) << qint64(4096)
                                << qint64(14336) << qint64(32) << qint64(8) << qint64(128256) << qint64(8192)
-                               << qint64(0) << qint64(0) << qint64(512) << 500000.0 << false << qint64(1) << qint64(1);
+                               << qint64(0) << qint64(0) << qint64(128) << 500000.0 << false << qint64(8) << qint64(1);
     QTest::newRow("llama3-70b") << QStringLiteral("llama3-70b") << int(Family::Llama) << qint64(80) << qint64(8192)
                                 << qint64(28672) << qint64(64) << qint64(8) << qint64(128256) << qint64(8192)
                                 << qint64(0) << qint64(0) << qint64(128) << 500000.0 << false << qint64(64)
