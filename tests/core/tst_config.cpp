@@ -157,7 +157,7 @@ void TestConfig::presetValues_data()
 
     // The plans (GPUs, batch): NeMo's recommended H100 bf16 pre-training configs, NVIDIA/NeMo
     // scripts/performance/recommended_model_configs/model_configs_h100.csv (num_gpus, gbs columns): gpt3 175b 128 GPUs
-    // and 256 sequences, llama3 70b 64 and 128, llama3 8b 8 and 128.
+    // and 256 sequences, llama3 70b 64 and 128, llama3 8b 8 and 128, mixtral 8x7b 64 and 256 with ep 8.
     // Brown et al. 2020 (arXiv:2005.14165) Table 2.1: 96 layers, d_model 12288, 96 heads, n_ctx 2048;
     // d_ff = 4 * d_model; GPT-2 BPE vocabulary of 50257; input and output embeddings are tied.
     QTest::newRow("gpt3-175b") << QStringLiteral("gpt3-175b") << int(Family::Gpt) << qint64(96) << qint64(12288)
@@ -185,7 +185,7 @@ void TestConfig::presetValues_data()
     // Jiang et al. 2024 (arXiv:2401.04088) Table 1: 8 experts, top 2, hidden_dim 14336; rope_theta 1e6 (config.json).
     QTest::newRow("mixtral-8x7b") << QStringLiteral("mixtral-8x7b") << int(Family::Moe) << qint64(32) << qint64(4096)
                                   << qint64(14336) << qint64(32) << qint64(8) << qint64(32000) << qint64(4096)
-                                  << qint64(8) << qint64(2) << qint64(1024) << 1e6 << false << qint64(1) << qint64(1);
+                                  << qint64(8) << qint64(2) << qint64(256) << 1e6 << false << qint64(64) << qint64(8);
     // The tiny test model as specified for this project (not a published model), on one device.
     QTest::newRow("tiny") << QStringLiteral("tiny") << int(Family::Llama) << qint64(2) << qint64(256) << qint64(512)
                           << qint64(8) << qint64(4) << qint64(1024) << qint64(128) << qint64(0) << qint64(0)

@@ -156,12 +156,13 @@ private Q_SLOTS:
         //   llama3-405b: Llama 3 paper Table 4 (tp8 cp1 pp16 dp128, seq 8192, 16M-token batches, one layer fewer on
         //     the first and the last stage) on 80 GB H100s;
         //   deepseek-v3: DeepSeek-V3 report §3.2 (pp16, ep64, ZeRO-1 dp, 2048 H800s);
-        //   gpt3-175b, llama3-70b, llama3-8b: NeMo's recommended H100 bf16 pre-training configs,
+        //   gpt3-175b, llama3-70b, llama3-8b, mixtral-8x7b: NeMo's recommended H100 bf16 pre-training configs,
         //     NVIDIA/NeMo scripts/performance/recommended_model_configs/model_configs_h100.csv;
         // qwen3-235b-a22b carries our plan, not a published one; it must fit all the same.
         QTest::newRow("gpt3-175b preset") << QStringLiteral("gpt3-175b") << QStringList {};
         QTest::newRow("llama3-70b preset") << QStringLiteral("llama3-70b") << QStringList {};
         QTest::newRow("llama3-8b preset") << QStringLiteral("llama3-8b") << QStringList {};
+        QTest::newRow("mixtral-8x7b preset") << QStringLiteral("mixtral-8x7b") << QStringList {};
         QTest::newRow("llama3-405b preset") << QStringLiteral("llama3-405b") << QStringList {};
         QTest::newRow("deepseek-v3 preset") << QStringLiteral("deepseek-v3") << QStringList {};
         QTest::newRow("qwen3-235b-a22b preset") << QStringLiteral("qwen3-235b-a22b") << QStringList {};
