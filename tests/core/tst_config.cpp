@@ -157,17 +157,17 @@ void TestConfig::presetValues_data()
 
     // The plans (GPUs, batch): NeMo's recommended H100 bf16 pre-training configs, NVIDIA/NeMo
     // scripts/performance/recommended_model_configs/model_configs_h100.csv (num_gpus, gbs columns): gpt3 175b 128 GPUs
-    // and 256 sequences, llama3 70b 64 and 128, llama3 8b 8 and 128, mixtral 8x7b 64 and 256 with ep 8.
+    // and 256 sequences, llama3 70b 64 and 128, llama3 8b 8 and 128, mixtral 8x7b 64 and 256 with ep 8; NeMo's recipe
+    // nemo/collections/llm/recipes/llama2_7b.py: one node of 8 GPUs, global_batch_size 512.
     // Brown et al. 2020 (arXiv:2005.14165) Table 2.1: 96 layers, d_model 12288, 96 heads, n_ctx 2048;
     // d_ff = 4 * d_model; GPT-2 BPE vocabulary of 50257; input and output embeddings are tied.
     QTest::newRow("gpt3-175b") << QStringLiteral("gpt3-175b") << int(Family::Gpt) << qint64(96) << qint64(12288)
                                << qint64(4 * 12288) << qint64(96) << qint64(96) << qint64(50257) << qint64(2048)
                                << qint64(0) << qint64(0) << qint64(256) << 0.0 << true << qint64(128) << qint64(1);
-    // Touvron et al. 2023 (arXiv:2307.09288) and meta-llama/Llama-2-7b-hf config.json; batch 4M tokens / 4096.
+    // Touvron et al. 2023 (arXiv:2307.09288) and meta-llama/Llama-2-7b-hf config.json.
     QTest::newRow("llama2-7b") << QStringLiteral("llama2-7b") << int(Family::Llama) << qint64(32) << qint64(4096)
                                << qint64(11008) << qint64(32) << qint64(32) << qint64(32000) << qint64(4096)
-                               << qint64(0) << qint64(0) << qint64(4 * 1024 * 1024 / 4096) << 10000.0 << false
-                               << qint64(1) << qint64(1);
+                               << qint64(0) << qint64(0) << qint64(512) << 10000.0 << false << qint64(8) << qint64(1);
     // "The Llama 3 Herd of Models" (arXiv:2407.21783) Table 3; vocab_size 128256 in the model cards' config.json.
     QTest::newRow("llama3-8b") << QStringLiteral("llama3-8b") << int(Family::Llama) << qint64(32) << qint64(4096)
                                << qint64(14336) << qint64(32) << qint64(8) << qint64(128256) << qint64(8192)

@@ -158,10 +158,12 @@ private Q_SLOTS:
         //   deepseek-v3: DeepSeek-V3 report §3.2 (pp16, ep64, ZeRO-1 dp, 2048 H800s);
         //   gpt3-175b, llama3-70b, llama3-8b, mixtral-8x7b: NeMo's recommended H100 bf16 pre-training configs,
         //     NVIDIA/NeMo scripts/performance/recommended_model_configs/model_configs_h100.csv;
+        //   llama2-7b: NeMo's recipe nemo/collections/llm/recipes/llama2_7b.py (8 GPUs, tp2).
         // qwen3-235b-a22b carries our plan, not a published one; it must fit all the same.
         QTest::newRow("gpt3-175b preset") << QStringLiteral("gpt3-175b") << QStringList {};
         QTest::newRow("llama3-70b preset") << QStringLiteral("llama3-70b") << QStringList {};
         QTest::newRow("llama3-8b preset") << QStringLiteral("llama3-8b") << QStringList {};
+        QTest::newRow("llama2-7b preset") << QStringLiteral("llama2-7b") << QStringList {};
         QTest::newRow("mixtral-8x7b preset") << QStringLiteral("mixtral-8x7b") << QStringList {};
         QTest::newRow("llama3-405b preset") << QStringLiteral("llama3-405b") << QStringList {};
         QTest::newRow("deepseek-v3 preset") << QStringLiteral("deepseek-v3") << QStringList {};
