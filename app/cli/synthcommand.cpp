@@ -194,8 +194,14 @@ Command addSynthCommand(CLI::App& app)
                     // STAGE's rank numbering, dp fastest (stage-method.md §3): dense d + dp*(t + tp*(c + cp*s)),
                     // MoE d + dp*(t + tp*(c + cp*(e + ep*s))); its dp index d is our edp (config "dp").
                     "parallelism.rank_order=[dp,tp,cp,ep,pp]" };
-                if (s.flags.config.empty())
+                if (s.flags.config.empty()) {
                     s.flags.config = "llama3-70b";
+                    // STAGE orders no pipeline schedule (stage-method.md, difference 9): the default base keeps the
+                    // 1F1B and fp32 gradients this mode has always used, not the preset's own plan.
+                    for (const char* key : { "parallelism.schedule=1f1b", "parallelism.virtual_stages=1",
+                             "training.main_grad_dtype=fp32", "training.grad_reduce_dtype=fp32" })
+                        overrides.emplace_back(key);
+                }
                 // Our own flags for the same fields were consumed above; the rest apply on top.
                 ConfigFlags rest = s.flags;
                 rest.dp.reset();

@@ -152,35 +152,44 @@ void TestConfig::presetValues_data()
     QTest::addColumn<qint64>("globalBatch");
     QTest::addColumn<double>("ropeTheta");
     QTest::addColumn<bool>("tiedEmbeddings");
+    QTest::addColumn<qint64>("world"); // GPUs of the preset's plan
+    QTest::addColumn<qint64>("ep");
 
+    // The plans (GPUs, batch): NeMo's recommended H100 bf16 pre-training configs, NVIDIA/NeMo
+    // scripts/performance/recommended_model_configs/model_configs_h100.csv (num_gpus, gbs columns): gpt3 175b 128 GPUs
+    // and 256 sequences, llama3 70b 64 and 128, llama3 8b 8 and 128, mixtral 8x7b 64 and 256 with ep 8; NeMo's recipe
+    // nemo/collections/llm/recipes/llama2_7b.py: one node of 8 GPUs, global_batch_size 512.
     // Brown et al. 2020 (arXiv:2005.14165) Table 2.1: 96 layers, d_model 12288, 96 heads, n_ctx 2048;
     // d_ff = 4 * d_model; GPT-2 BPE vocabulary of 50257; input and output embeddings are tied.
     QTest::newRow("gpt3-175b") << QStringLiteral("gpt3-175b") << int(Family::Gpt) << qint64(96) << qint64(12288)
                                << qint64(4 * 12288) << qint64(96) << qint64(96) << qint64(50257) << qint64(2048)
-                               << qint64(0) << qint64(0) << qint64(1536) << 0.0 << true;
-    // Touvron et al. 2023 (arXiv:2307.09288) and meta-llama/Llama-2-7b-hf config.json; batch 4M tokens / 4096.
+                               << qint64(0) << qint64(0) << qint64(256) << 0.0 << true << qint64(128) << qint64(1);
+    // Touvron et al. 2023 (arXiv:2307.09288) and meta-llama/Llama-2-7b-hf config.json.
     QTest::newRow("llama2-7b") << QStringLiteral("llama2-7b") << int(Family::Llama) << qint64(32) << qint64(4096)
                                << qint64(11008) << qint64(32) << qint64(32) << qint64(32000) << qint64(4096)
-                               << qint64(0) << qint64(0) << qint64(4 * 1024 * 1024 / 4096) << 10000.0 << false;
+                               << qint64(0) << qint64(0) << qint64(512) << 10000.0 << false << qint64(8) << qint64(1);
     // "The Llama 3 Herd of Models" (arXiv:2407.21783) Table 3; vocab_size 128256 in the model cards' config.json.
     QTest::newRow("llama3-8b") << QStringLiteral("llama3-8b") << int(Family::Llama) << qint64(32) << qint64(4096)
                                << qint64(14336) << qint64(32) << qint64(8) << qint64(128256) << qint64(8192)
-                               << qint64(0) << qint64(0) << qint64(512) << 500000.0 << false;
+                               << qint64(0) << qint64(0) << qint64(128) << 500000.0 << false << qint64(8) << qint64(1);
     QTest::newRow("llama3-70b") << QStringLiteral("llama3-70b") << int(Family::Llama) << qint64(80) << qint64(8192)
                                 << qint64(28672) << qint64(64) << qint64(8) << qint64(128256) << qint64(8192)
-                                << qint64(0) << qint64(0) << qint64(512) << 500000.0 << false;
-    // Same Table 3; batch 16M tokens of 8192-token sequences (section 3.4.1) = 2048 sequences.
+                                << qint64(0) << qint64(0) << qint64(128) << 500000.0 << false << qint64(64)
+                                << qint64(1);
+    // Same Table 3; batch 16M tokens of 8192-token sequences (section 3.4.1) = 2048 sequences; Table 4: tp 8, cp 1,
+    // pp 16, dp 128 = 16,384 GPUs.
     QTest::newRow("llama3-405b") << QStringLiteral("llama3-405b") << int(Family::Llama) << qint64(126) << qint64(16384)
                                  << qint64(53248) << qint64(128) << qint64(8) << qint64(128256) << qint64(8192)
-                                 << qint64(0) << qint64(0) << qint64(16 * 1024 * 1024 / 8192) << 500000.0 << false;
+                                 << qint64(0) << qint64(0) << qint64(16 * 1024 * 1024 / 8192) << 500000.0 << false
+                                 << qint64(8 * 16 * 128) << qint64(1);
     // Jiang et al. 2024 (arXiv:2401.04088) Table 1: 8 experts, top 2, hidden_dim 14336; rope_theta 1e6 (config.json).
     QTest::newRow("mixtral-8x7b") << QStringLiteral("mixtral-8x7b") << int(Family::Moe) << qint64(32) << qint64(4096)
                                   << qint64(14336) << qint64(32) << qint64(8) << qint64(32000) << qint64(4096)
-                                  << qint64(8) << qint64(2) << qint64(1024) << 1e6 << false;
-    // The tiny test model as specified for this project (not a published model).
+                                  << qint64(8) << qint64(2) << qint64(256) << 1e6 << false << qint64(64) << qint64(8);
+    // The tiny test model as specified for this project (not a published model), on one device.
     QTest::newRow("tiny") << QStringLiteral("tiny") << int(Family::Llama) << qint64(2) << qint64(256) << qint64(512)
                           << qint64(8) << qint64(4) << qint64(1024) << qint64(128) << qint64(0) << qint64(0)
-                          << qint64(4) << 10000.0 << false;
+                          << qint64(4) << 10000.0 << false << qint64(1) << qint64(1);
 }
 
 void TestConfig::presetValues()
@@ -199,6 +208,8 @@ void TestConfig::presetValues()
     QFETCH(qint64, globalBatch);
     QFETCH(double, ropeTheta);
     QFETCH(bool, tiedEmbeddings);
+    QFETCH(qint64, world);
+    QFETCH(qint64, ep);
 
     const ConfigResult result = loadConfigOrPreset(preset.toStdString());
     QVERIFY2(result.diagnostics.empty(), qPrintable(dump(result.diagnostics)));
@@ -226,13 +237,8 @@ void TestConfig::presetValues()
     QCOMPARE(c.training.precision, Precision::Bf16);
     QCOMPARE(c.training.optimizer, std::string("adam"));
     QCOMPARE(c.training.recompute, Recompute::None);
-    // Single device unless the preset carries a plan: llama3-405b as in the Llama 3 paper Table 4 (tp 8, cp 1,
-    // pp 16, dp 128 = 16,384 GPUs), llama3-70b on our 1,024-GPU plan (dp 16, tp 8, pp 8).
-    const qint64 world = preset == QLatin1String("llama3-405b") ? 8 * 16 * 128
-        : preset == QLatin1String("llama3-70b")                 ? 16 * 8 * 8
-                                                                : 1;
     QCOMPARE(c.parallelism.worldSize(), world);
-    QCOMPARE(c.parallelism.ep, qint64(1));
+    QCOMPARE(c.parallelism.ep, ep);
     QCOMPARE(c.cluster.gpu, std::string("h100-sxm"));
     QCOMPARE(c.cluster.gpusPerNode, qint64(8));
     QCOMPARE(c.cluster.intraNodeBandwidthGbps, 900.0);

@@ -404,9 +404,12 @@ private Q_SLOTS:
 
     void rankClasses()
     {
-        // llama3-70b on dp 64 x tp 8 x pp 8 = 4096 ranks: one class program per pipeline stage, 512 ranks each.
-        auto r =
-            synth("llama3-70b", plan(64, 8, 8) + std::vector<std::string> { "parallelism.sequence_parallel=true" });
+        // llama3-70b on dp 64 x tp 8 x pp 8 = 4096 ranks: one class program per pipeline stage, 512 ranks each. The
+        // whole plan is stated (plan() sets cp 1): the preset's own is NeMo's 64-GPU interleaved one.
+        auto r = synth("llama3-70b",
+            plan(64, 8, 8)
+                + std::vector<std::string> { "parallelism.sequence_parallel=true", "parallelism.zero=1",
+                    "parallelism.schedule=1f1b", "parallelism.virtual_stages=1", "training.global_batch=512" });
         QCOMPARE(r->worldSize(), int64_t(4096));
         QCOMPARE(int(r->classes.size()), 8);
         for (const ClassSummary& s : r->summaries)
@@ -417,7 +420,13 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("preset");
         QTest::addColumn<QString>("sets");
-        const QString base = QStringLiteral("training.global_batch=16;training.micro_batch=1;");
+        // Each row states its whole plan: one GPU, then the row's own keys (a later key wins). The presets carry
+        // their published multi-GPU plans, which are not these.
+        const QString base = QStringLiteral(
+            "parallelism.dp=1;parallelism.tp=1;parallelism.pp=1;parallelism.cp=1;parallelism.ep=1;parallelism.zero=0;"
+            "parallelism.schedule=1f1b;parallelism.virtual_stages=1;parallelism.sequence_parallel=false;"
+            "training.main_grad_dtype=fp32;training.grad_reduce_dtype=fp32;"
+            "training.global_batch=16;training.micro_batch=1;");
         QTest::newRow("llama3-8b") << QStringLiteral("llama3-8b") << base + QStringLiteral("model.layers=8");
         QTest::newRow("llama3-8b tp8 sp") << QStringLiteral(
             "llama3-8b") << base + QStringLiteral("model.layers=8;parallelism.tp=8;parallelism.sequence_parallel=true");

@@ -146,10 +146,14 @@ private Q_SLOTS:
             : preset == QLatin1String("llama2-7b")           ? kLlama2_7b
             : preset == QLatin1String("llama3-8b")           ? kLlama3_8b
                                                              : kLlama3_70b;
-        // pp micro-batches: enough for every stage to run; model states do not depend on the batch.
+        // pp micro-batches: enough for every stage to run; model states do not depend on the batch. The rest of the
+        // plan is stated, not the preset's (which may have cp 2, interleaving or bf16 main gradients): no context
+        // parallelism, no sequence parallelism and fp32 main gradients, as the byte counts above assume.
         auto r = synth(preset.toStdString(),
             { "parallelism.tp=" + std::to_string(tp), "parallelism.pp=" + std::to_string(pp),
-                "parallelism.dp=" + std::to_string(dp), "parallelism.zero=" + std::to_string(zero),
+                "parallelism.dp=" + std::to_string(dp), "parallelism.zero=" + std::to_string(zero), "parallelism.cp=1",
+                "parallelism.ep=1", "parallelism.sequence_parallel=false", "parallelism.schedule=1f1b",
+                "parallelism.virtual_stages=1", "training.main_grad_dtype=fp32", "training.grad_reduce_dtype=fp32",
                 "training.micro_batch=1", "training.global_batch=" + std::to_string(dp * pp) });
         QCOMPARE(r->summaries.size(), size_t(pp));
         const double bytesPerParam = zero == 0 ? 18.0 : 6.0 + 12.0 / dp;

@@ -106,9 +106,13 @@ private Q_SLOTS:
                                                             "expert_ffn_hidden=512;model.layers=4;parallelism.pp=2;"
                                                             "parallelism.dp=2;parallelism.ep=2;parallelism.zero=1;"
                                                             "training.global_batch=8;training.micro_batch=1");
+        // The llama3 rows also state cp, the schedule and the gradient dtypes: the presets' own plans (cp 2,
+        // interleaving, bf16 main gradients) are not these.
         QTest::newRow("llama3-8b 8 layers pp4 tp2 cp2 pp-fastest")
             << QStringLiteral("llama3-8b")
-            << QStringLiteral("model.layers=8;model.seq_len=2048;parallelism.pp=4;parallelism.tp=2;parallelism.cp=2;"
+            << QStringLiteral("parallelism.schedule=1f1b;parallelism.virtual_stages=1;training.main_grad_dtype=fp32;"
+                              "training.grad_reduce_dtype=fp32;"
+                              "model.layers=8;model.seq_len=2048;parallelism.pp=4;parallelism.tp=2;parallelism.cp=2;"
                               "parallelism.dp=2;parallelism.zero=1;parallelism.sequence_parallel=true;"
                               "parallelism.rank_order=[pp,tp,cp,ep,dp];cluster.gpus_per_node=2;"
                               "training.global_batch=16;training.micro_batch=1");
@@ -149,7 +153,10 @@ private Q_SLOTS:
                               "training.global_batch=16;training.micro_batch=1");
         QTest::newRow("llama3-8b 30 layers pp4 tp2 embedding+loss")
             << QStringLiteral("llama3-8b")
-            << QStringLiteral("model.layers=30;model.seq_len=2048;parallelism.pp=4;parallelism.tp=2;parallelism.dp=2;"
+            << QStringLiteral("parallelism.schedule=1f1b;parallelism.virtual_stages=1;training.main_grad_dtype=fp32;"
+                              "training.grad_reduce_dtype=fp32;"
+                              "model.layers=30;model.seq_len=2048;parallelism.pp=4;parallelism.tp=2;parallelism.dp=2;"
+                              "parallelism.cp=1;"
                               "parallelism.zero=1;parallelism.sequence_parallel=true;"
                               "parallelism.account_for_embedding_in_pipeline_split=true;"
                               "parallelism.account_for_loss_in_pipeline_split=true;training.global_batch=16;"
@@ -157,7 +164,9 @@ private Q_SLOTS:
         // Full recompute on a deep pipeline: a backward's recompute runs before the gradient arrives.
         QTest::newRow("llama3-70b 20 layers pp16 full recompute zero2")
             << QStringLiteral("llama3-70b")
-            << QStringLiteral("model.layers=20;parallelism.pp=16;parallelism.tp=2;parallelism.cp=2;parallelism.dp=4;"
+            << QStringLiteral("parallelism.schedule=1f1b;parallelism.virtual_stages=1;training.main_grad_dtype=fp32;"
+                              "training.grad_reduce_dtype=fp32;"
+                              "model.layers=20;parallelism.pp=16;parallelism.tp=2;parallelism.cp=2;parallelism.dp=4;"
                               "parallelism.zero=2;parallelism.sequence_parallel=true;training.recompute=full;"
                               "training.micro_batch=4;training.global_batch=64");
     }

@@ -365,10 +365,12 @@ private Q_SLOTS:
 
     void cancelLeavesOnlyCompleteFiles()
     {
-        // 512 ranks (dp 64 x tp 8) of llama3-8b, one writer thread; cancelled at the first progress report, so
-        // most rank files are never written.
+        // 512 ranks (dp 64 x tp 8, cp 1: not the preset's own plan) of llama3-8b, one writer thread; cancelled at the
+        // first progress report, so most rank files are never written.
         const auto result = synth("llama3-8b",
             { QStringLiteral("parallelism.dp=64"), QStringLiteral("parallelism.tp=8"),
+                QStringLiteral("parallelism.cp=1"), QStringLiteral("parallelism.zero=0"),
+                QStringLiteral("training.main_grad_dtype=fp32"), QStringLiteral("training.grad_reduce_dtype=fp32"),
                 QStringLiteral("training.global_batch=64") });
         QCOMPARE(result->worldSize(), 512);
         QTemporaryDir tmp;

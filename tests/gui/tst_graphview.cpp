@@ -239,8 +239,10 @@ private Q_SLOTS:
         if (!m_llama70b)
             m_llama70b = synth("llama3-70b",
                 QStringList { QStringLiteral("parallelism.dp=1"), QStringLiteral("parallelism.tp=1"),
-                    QStringLiteral("parallelism.pp=1"), QStringLiteral("parallelism.zero=0"),
-                    QStringLiteral("parallelism.sequence_parallel=false"),
+                    QStringLiteral("parallelism.pp=1"), QStringLiteral("parallelism.cp=1"),
+                    QStringLiteral("parallelism.zero=0"), QStringLiteral("parallelism.sequence_parallel=false"),
+                    QStringLiteral("parallelism.schedule=1f1b"), QStringLiteral("parallelism.virtual_stages=1"),
+                    QStringLiteral("training.main_grad_dtype=fp32"), QStringLiteral("training.grad_reduce_dtype=fp32"),
                     QStringLiteral("training.global_batch=256") });
         const ClassProgram& program = m_llama70b->classes[0];
         // llama3-70b: 80 layers, pp 1, global_batch 256 / micro_batch 1 = 256 micro-batches on the single rank.
