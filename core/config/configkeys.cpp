@@ -71,10 +71,13 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "projection and norms, sharing the embedding and the output head; their parameters are reported apart." },
         { "model.moe_capacity_factor", "0", false,
             "moe only: the most tokens an expert takes, as a multiple of the mean (Megatron's "
-            "`moe_expert_capacity_factor`); 0 = dropless." },
+            "`moe_expert_capacity_factor`); tokens over it are dropped, not padded. 0 = dropless." },
         { "model.moe_routing_imbalance", "1", false,
-            "moe only: tokens the hottest expert receives divided by the mean, at least 1; the hottest rank's "
-            "expert compute, memory and all-to-all bytes follow it (capped by the capacity factor). 1 = uniform." },
+            "moe only: tokens the hottest expert receives divided by the mean, at least 1. All ranks of a pipeline "
+            "stage share one program, so it models the hottest rank: each of its experts receives min(imbalance, "
+            "`moe_capacity_factor`) times the mean, at most min(`ep`, `experts/top_k`) times (all a rank can get), "
+            "and its expert compute, expert activations and all-to-all bytes follow. Parameters and the model FLOPs "
+            "of MFU stay uniform. 1 = uniform." },
         { "training.global_batch", "", true,
             "Sequences per iteration over all data-parallel replicas. Divisible by `micro_batch*dp`." },
         { "training.micro_batch", "1", false,

@@ -231,16 +231,10 @@ namespace {
             if (!(m.moeCapacityFactor >= 0))
                 v.error("model.moe_capacity_factor",
                     "expected a non-negative number, found " + formatNumber(m.moeCapacityFactor));
-            else if (m.moeCapacityFactor != 0)
-                v.warning("model.moe_capacity_factor",
-                    "moe_capacity_factor is not modelled yet: every expert receives the mean number of tokens");
             if (!(m.moeRoutingImbalance >= 1))
                 v.error("model.moe_routing_imbalance",
                     "expected a factor of at least 1 (the hottest expert's tokens over the mean), found "
                         + formatNumber(m.moeRoutingImbalance));
-            else if (m.moeRoutingImbalance != 1)
-                v.warning("model.moe_routing_imbalance",
-                    "moe_routing_imbalance is not modelled yet: every expert receives the mean number of tokens");
         } else {
             const std::string family = toString(m.family);
             if (m.experts != 0)
@@ -440,6 +434,15 @@ namespace {
             v.warning("parallelism.ep",
                 "ep=" + str(p.ep) + " has no effect: family " + std::string(toString(m.family)) + " has no experts");
 
+        if (epOk && m.family == Family::Moe && m.experts > 0 && m.topK > 0 && m.moeRoutingImbalance > 1) {
+            // One rank's experts cannot receive more than every token (each reaches an expert at most once).
+            const double reachable = std::min(static_cast<double>(p.ep), static_cast<double>(m.experts) / m.topK);
+            if (m.moeRoutingImbalance > reachable && !(m.moeCapacityFactor > 0 && m.moeCapacityFactor <= reachable))
+                v.warning("model.moe_routing_imbalance",
+                    "moe_routing_imbalance=" + formatNumber(m.moeRoutingImbalance)
+                        + " exceeds what the experts of one rank can receive, min(ep, experts/top_k) = "
+                        + formatNumber(reachable) + " times the mean; the programs use " + formatNumber(reachable));
+        }
         if (v.nonNegative("parallelism.expert_tp", p.expertTp) && p.expertTp != 0 && p.expertTp != p.tp)
             v.warning("parallelism.expert_tp",
                 "expert_tp=" + str(p.expertTp)

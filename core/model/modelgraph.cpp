@@ -404,8 +404,8 @@ namespace {
         TensorId logits = matmul(p + ".router", Region::Router, in(xn), wr, { I::Batch, I::Seq, I::Experts });
         TensorId probs = fwd(OpKind::Router, p + ".topk", Region::Router, { in(logits) }, { I::Batch, I::Seq, I::TopK },
             { I::Batch, I::Seq, I::Experts }, constant(flopcost::kRouterFwd), DType::F32);
-        // Tokens are permuted to their experts; every expert receives Batch*Seq*KExperts/Experts tokens (uniform
-        // routing assumed: the trace cannot know the data-dependent spread).
+        // Tokens are permuted to their experts; an expert receives Batch*Seq*KExperts/Experts tokens on average
+        // (the graph is the mean; a distribution plan scales Capacity to the hottest rank's load).
         const Labels routed { I::Experts, I::Capacity, I::Hidden };
         TensorId xe = fwd(OpKind::Dispatch, p + ".dispatch", Region::Router,
             { in(xn), in(probs, { I::Batch, I::Seq, I::TopK }) }, routed, routed, Expr(0));

@@ -36,7 +36,7 @@ enum class Index : uint8_t
     Ffn, ///< Dff
     Vocab, ///< Dvocal
     Experts, ///< Experts
-    Capacity, ///< tokens routed to one expert: Batch*Seq*KExperts/Experts (uniform spread assumed)
+    Capacity, ///< tokens routed to one expert: Batch*Seq*KExperts/Experts, the mean (see hottestExpertLoad())
     ExpertFfn, ///< DffExpert
     SharedFfn, ///< DffShared
     TopK, ///< KExperts

@@ -4,6 +4,7 @@
 #include "model/modelsymbols.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace stagecraft {
 
@@ -175,6 +176,17 @@ std::optional<ExtentTable> ExtentTable::evaluate(
         }
     }
     return t;
+}
+
+void ExtentTable::scale(Index index, double factor)
+{
+    auto scaled = [factor](int64_t v) {
+        // The slack absorbs the rounding of factors such as 1.1 (1.1 * 10 is 11.000000000000002 in binary).
+        return static_cast<int64_t>(std::ceil(static_cast<double>(v) * factor - 1e-9));
+    };
+    m_global[idx(index)] = scaled(m_global[idx(index)]);
+    for (auto& region : m_local)
+        region[idx(index)] = scaled(region[idx(index)]);
 }
 
 } // namespace stagecraft

@@ -73,6 +73,9 @@ public:
     {
         return m_local[static_cast<size_t>(r)][static_cast<size_t>(i)];
     }
+    /// Multiplies the global extent of `index` and its local extent in every region by `factor` (> 0), rounding
+    /// up: the tokens the hottest rank's experts receive when routing is not uniform (see hottestExpertLoad()).
+    void scale(Index index, double factor);
 
 private:
     std::array<int64_t, kIndexCount> m_global {};

@@ -3,6 +3,7 @@
 
 #include "config/configlocations.h"
 #include "config/configvalidator.h"
+#include "config/configwriter.h"
 #include "model/modelcost.h"
 
 #include <algorithm>
@@ -176,10 +177,18 @@ static SynthesisOutcome synthesizeUnanchored(
             result->warnings.push_back(warning("tied embeddings with pp > 1: the first and last stage each hold the "
                                                "embedding; the all-reduce of its gradient between them is not modelled",
                 "model.tied_embeddings"));
-        if (config.model.family == Family::Moe)
-            result->warnings.push_back(warning("MoE routing assumed uniform: every expert receives "
-                                               "tokens*top_k/experts tokens",
-                "model.experts"));
+        if (config.model.family == Family::Moe) {
+            const double load = hottestExpertLoad(config);
+            if (load == 1)
+                result->warnings.push_back(warning("MoE routing assumed uniform: every expert receives "
+                                                   "tokens*top_k/experts tokens",
+                    "model.experts"));
+            else
+                result->warnings.push_back(
+                    warning("MoE: the programs are the hottest rank's, whose experts each receive " + formatNumber(load)
+                            + " times the mean tokens*top_k/experts (parameters and model FLOPs stay uniform)",
+                        "model.moe_routing_imbalance"));
+        }
         for (const Diagnostic& d : outcome.diagnostics)
             result->warnings.push_back(d);
         if (progress)
