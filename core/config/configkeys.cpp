@@ -128,8 +128,10 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "Data-parallel gradient bucket size in MiB of reduced gradients (at `grad_reduce_dtype`; reduced once "
             "per iteration, after the last micro-batch); 0 = one bucket per layer." },
         { "parallelism.expert_tp", "0", false,
-            "Tensor parallelism of the routed experts (Megatron's `expert_tensor_parallel_size`); 0 = `tp`. Divides "
-            "`tp`." },
+            "Tensor parallelism of the routed experts (Megatron's `expert_tensor_parallel_size`); 0 = `tp`. 1 folds "
+            "tp into the experts' data parallelism: every tp rank holds whole experts of its `ep` shard and runs "
+            "them on its own tokens (no tp collective around the experts; their gradients reduce over tp too). "
+            "Values between 1 and `tp` are rejected: the mesh has no sub-group of tp." },
         { "parallelism.first_stage_layers", "0", false,
             "Decoder layers on the first pipeline stage (Megatron's `--decoder-first-pipeline-num-layers`); 0 = an "
             "even split. The stages not given share the rest evenly; with `virtual_stages` each chunk of the first "

@@ -419,7 +419,8 @@ namespace {
             tpDivides("kv_heads", m.kvHeads);
             tpDivides("ffn_hidden", m.ffnHidden);
             if (m.family == Family::Moe) {
-                tpDivides("expert_ffn_hidden", m.expertFfnHidden);
+                if (p.expertTp != 1) // expert_tp 1: whole experts on every tp rank
+                    tpDivides("expert_ffn_hidden", m.expertFfnHidden);
                 tpDivides("shared_expert_ffn_hidden", m.sharedExpertFfnHidden);
             }
         }
@@ -443,10 +444,22 @@ namespace {
                         + " exceeds what the experts of one rank can receive, min(ep, experts/top_k) = "
                         + formatNumber(reachable) + " times the mean; the programs use " + formatNumber(reachable));
         }
-        if (v.nonNegative("parallelism.expert_tp", p.expertTp) && p.expertTp != 0 && p.expertTp != p.tp)
-            v.warning("parallelism.expert_tp",
-                "expert_tp=" + str(p.expertTp)
-                    + " is not modelled yet: the routed experts are split by tp=" + str(p.tp));
+        if (v.nonNegative("parallelism.expert_tp", p.expertTp) && tpOk && p.expertTp != 0 && p.expertTp != p.tp) {
+            if (p.tp % p.expertTp != 0)
+                v.error("parallelism.expert_tp",
+                    "expert_tp=" + str(p.expertTp) + " does not divide tp=" + str(p.tp)
+                        + " (the expert layers fold their tensor-parallel groups into the tp groups)");
+            else if (p.expertTp != 1)
+                // A faithful model needs tp split into expert_tp x tp/expert_tp mesh axes, as dp is split into
+                // ep x edp; until then only the two ends are modelled rather than approximated.
+                v.error("parallelism.expert_tp",
+                    "expert_tp=" + str(p.expertTp) + " with tp=" + str(p.tp)
+                        + " is not supported: expected 1 (whole experts on every tp rank) or tp (0); the mesh has "
+                          "no sub-group of tp for the expert layers");
+            else if (m.family != Family::Moe)
+                v.warning("parallelism.expert_tp",
+                    "expert_tp=1 has no effect: family " + std::string(toString(m.family)) + " has no experts");
+        }
         if (p.sequenceParallel && tpOk && p.tp == 1)
             v.warning("parallelism.sequence_parallel", "sequence_parallel has no effect with tp=1");
         if (cpOk && m.seqLen > 0) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// MoE beyond uniform routing: the hottest rank under routing imbalance and capacity.
+// MoE beyond uniform routing: the hottest rank under routing imbalance and capacity, expert tensor parallelism
+// (expert_tp) folded into tp, and their validation.
 #include "config/configloader.h"
 #include "synthesis/synthesis.h"
 #include "synthhelpers.h"
@@ -139,6 +140,124 @@ private Q_SLOTS:
         auto r = synth("tiny", base + std::vector<std::string> { "model.moe_routing_imbalance=2" });
         QCOMPARE(r->summaries[0].flops, uniform->summaries[0].flops);
         QCOMPARE(r->summaries[0].peakBytes, uniform->summaries[0].peakBytes);
+    }
+
+    void expertTensorParallelism()
+    {
+        // dp 4 = ep 2 x edp 2, tp 2 with sequence parallelism. Global micro-batch 2*4 sequences: an expert receives
+        // 8*128*2/4 = 512 tokens, 512/edp = 256 on its expert-data-parallel rank.
+        const std::vector<std::string> base = tinyMoe() + plan(4, 2, 2, true);
+        auto split = synth("tiny", base);
+        auto whole = synth("tiny", base + std::vector<std::string> { "parallelism.expert_tp=1" });
+        const ClassProgram& ps = split->classes[0];
+        const ClassProgram& pw = whole->classes[0];
+
+        // Expert weights per rank: 2 local experts x h 256 x fe 512, split by tp=2 or whole (expert_tp 1).
+        QCOMPARE(tensorBytes(*split, "L2.moe.experts.gate.weight"), int64_t(2) * 256 * 512 / 2 * 2);
+        QCOMPARE(tensorBytes(*whole, "L2.moe.experts.gate.weight"), int64_t(2) * 256 * 512 * 2);
+        // 8 layers x 3 expert weights, each 2*256*256 parameters more: bf16 weights, fp32 main gradients.
+        QCOMPARE(whole->summaries[0].weightBytes - split->summaries[0].weightBytes, int64_t(8) * 3 * 2 * 256 * 256 * 2);
+        QCOMPARE(
+            whole->summaries[0].gradientBytes - split->summaries[0].gradientBytes, int64_t(8) * 3 * 2 * 256 * 256 * 4);
+
+        // Same expert work per rank: half the FFN of 256 tokens per expert, or the whole FFN of the rank's 128
+        // (its sequence-parallel share, 256/tp): 2 FLOPs x 2 experts x 256 x h x fe/2 either way.
+        const int64_t gemm = int64_t(2) * 2 * 256 * 256 * 256;
+        QCOMPARE(node(ps, "mb0/L2.moe.experts.gate")->flops, gemm);
+        QCOMPARE(node(pw, "mb0/L2.moe.experts.gate")->flops, gemm);
+        QCOMPARE(tensorBytes(*whole, "L2.moe.experts.gate"), int64_t(2) * 128 * 512 * 2);
+
+        // Split experts gather the tokens over tp after the dispatch all-to-all and reduce-scatter the partial
+        // expert output before the combine (Megatron's AlltoAll dispatcher: A2A(EP) -> AG(TP), RS(TP) -> A2A(EP));
+        // whole experts need neither, and the all-to-all moves the rank's own tokens: b*s/tp*top_k*h bf16.
+        int splitTp = 0, splitA2a = 0, wholeTp = 0, wholeA2a = 0;
+        for (const ProgramNode* n : collectives(ps, 2, 0, "moe")) {
+            splitTp += n->mask == axisBit(Axis::Tp);
+            splitA2a += n->collective == CollectiveType::AllToAll;
+        }
+        for (const ProgramNode* n : collectives(pw, 2, 0, "moe")) {
+            wholeTp += (n->mask & axisBit(Axis::Tp)) != 0;
+            if (n->collective == CollectiveType::AllToAll) {
+                ++wholeA2a;
+                QCOMPARE(n->bytes, int64_t(2) * 128 / 2 * 2 * 256 * 2);
+            }
+        }
+        // Split: forward AG + RS; backward AG of the output gradient, RS of the input gradient, and the tokens
+        // dispatched and gathered again for the weight gradients (gathers are redone per pass, as Megatron-LM
+        // re-gathers sequence-parallel inputs in backward). Whole experts keep their dispatched tokens.
+        QCOMPARE(splitTp, 5);
+        QCOMPARE(splitA2a, 5);
+        QCOMPARE(wholeTp, 0);
+        QCOMPARE(wholeA2a, 4);
+
+        // Expert gradients reduce over the ranks holding the same shard: edp (2) for split experts, edp x tp (4)
+        // for whole ones; fp32, 3 weights of 2*256*fe/etp parameters each.
+        auto gradReduction = [](const ClassProgram& p, AxisMask mask) -> const ProgramNode* {
+            for (const ProgramNode& n : p.nodes)
+                if (n.kind == NodeKind::Collective && n.name.rfind("grads:L2", 0) == 0 && n.mask == mask)
+                    return &n;
+            return nullptr;
+        };
+        const ProgramNode* rs = gradReduction(ps, axisBit(Axis::Edp));
+        const ProgramNode* rw = gradReduction(pw, axisBit(Axis::Edp) | axisBit(Axis::Tp));
+        QVERIFY(rs && rw);
+        QCOMPARE(rs->collective, CollectiveType::AllReduce);
+        QCOMPARE(rs->bytes, int64_t(3) * 2 * 256 * 256 * 4);
+        QCOMPARE(rw->collective, CollectiveType::AllReduce);
+        QCOMPARE(rw->bytes, int64_t(3) * 2 * 256 * 512 * 4);
+        QVERIFY(!gradReduction(pw, axisBit(Axis::Edp)));
+
+        // Parameters and model FLOPs do not depend on the layout.
+        QCOMPARE(whole->cost.params, split->cost.params);
+        QCOMPARE(whole->cost.flopsPerIteration, split->cost.flopsPerIteration);
+    }
+
+    void expertTpValidation_data()
+    {
+        QTest::addColumn<int>("expertTp");
+        QTest::addColumn<QString>("reason"); // empty: valid
+        QTest::newRow("0 = tp") << 0 << QString();
+        QTest::newRow("1 whole experts") << 1 << QString();
+        QTest::newRow("4 = tp") << 4 << QString();
+        QTest::newRow("3 does not divide") << 3 << QStringLiteral("expert_tp=3 does not divide tp=4");
+        QTest::newRow("8 does not divide") << 8 << QStringLiteral("expert_tp=8 does not divide tp=4");
+        QTest::newRow("2 sub-group") << 2 << QStringLiteral("expert_tp=2 with tp=4 is not supported");
+    }
+
+    void expertTpValidation()
+    {
+        QFETCH(int, expertTp);
+        QFETCH(QString, reason);
+        const std::string yaml = "model:\n"
+                                 "  preset: tiny\n"
+                                 "  family: moe\n"
+                                 "  experts: 4\n"
+                                 "  top_k: 2\n"
+                                 "  expert_ffn_hidden: 512\n"
+                                 "parallelism:\n"
+                                 "  expert_tp: "
+            + std::to_string(expertTp)
+            + "\n"
+              "  tp: 4\n"
+              "  dp: 2\n"
+              "  ep: 2\n"
+              "training:\n"
+              "  global_batch: 8\n";
+        const ConfigResult result = loadConfigText(yaml, "etp.yaml");
+        const auto it = std::find_if(result.diagnostics.begin(), result.diagnostics.end(),
+            [](const Diagnostic& d) { return d.keyPath == "parallelism.expert_tp"; });
+        if (reason.isEmpty()) {
+            QVERIFY(result.config);
+            QVERIFY(it == result.diagnostics.end());
+            return;
+        }
+        QVERIFY(!result.config);
+        QVERIFY(it != result.diagnostics.end());
+        QCOMPARE(it->severity, Severity::Error);
+        QCOMPARE(it->file, std::string("etp.yaml"));
+        QCOMPARE(it->line, 8); // the value of expert_tp
+        QCOMPARE(it->column, 14);
+        QVERIFY2(it->message.find(reason.toStdString()) != std::string::npos, it->message.c_str());
     }
 };
 
