@@ -67,8 +67,10 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "moe only: the first this many layers have a dense FFN of `ffn_hidden` instead of experts "
             "(DeepSeek-V3: 3)." },
         { "model.mtp_modules", "0", false,
-            "Multi-token prediction modules after the last layer (DeepSeek-V3: 1), each a decoder layer with its own "
-            "projection and norms, sharing the embedding and the output head; their parameters are reported apart." },
+            "Multi-token prediction modules after the last layer, on the last pipeline stage (DeepSeek-V3: 1): each "
+            "a decoder layer like the last with its own norms and 2h x h projection, sharing the embedding and the "
+            "output head, and its own cross-entropy. FLOPs and memory include them; their parameters are reported "
+            "apart (`mtp_params`), not in `params`." },
         { "model.moe_capacity_factor", "0", false,
             "moe only: the most tokens an expert takes, as a multiple of the mean (Megatron's "
             "`moe_expert_capacity_factor`); tokens over it are dropped, not padded. 0 = dropless." },

@@ -200,10 +200,7 @@ namespace {
             v.error("model.hidden",
                 "hidden=" + str(m.hidden) + " is not divisible by heads=" + str(m.heads) + " (or give model.head_dim)");
         validateAttention(m, v);
-        if (v.nonNegative("model.mtp_modules", m.mtpModules) && m.mtpModules > 0)
-            v.warning("model.mtp_modules",
-                "multi-token prediction is not modelled yet: parameters, FLOPs and memory leave out its "
-                    + str(m.mtpModules) + " module(s)");
+        v.nonNegative("model.mtp_modules", m.mtpModules);
         if (headsOk && kvOk) {
             if (m.kvHeads > m.heads)
                 v.error("model.kv_heads", "kv_heads=" + str(m.kvHeads) + " exceeds heads=" + str(m.heads));

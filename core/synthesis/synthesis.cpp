@@ -35,7 +35,8 @@ namespace {
             && g.causalMask == c.model.causalMask && g.tiedEmbeddings == c.model.tiedEmbeddings
             && g.sharedExpert == (c.model.sharedExpertFfnHidden > 0) && g.attention == c.model.attention
             && g.qkNorm == c.model.qkNorm && g.qkvBias == c.model.qkvBias && g.mla == usesMla(c.model)
-            && g.qLora == (c.model.qLoraRank > 0) && g.firstDenseLayers == c.model.firstDenseLayers;
+            && g.qLora == (c.model.qLoraRank > 0) && g.firstDenseLayers == c.model.firstDenseLayers
+            && g.mtpModules == c.model.mtpModules;
     }
 
     bool isContraction(OpKind k)
@@ -177,6 +178,11 @@ static SynthesisOutcome synthesizeUnanchored(
             result->warnings.push_back(warning("tied embeddings with pp > 1: the first and last stage each hold the "
                                                "embedding; the all-reduce of its gradient between them is not modelled",
                 "model.tied_embeddings"));
+        else if (config.model.mtpModules > 0 && pp > 1)
+            result->warnings.push_back(warning("multi-token prediction with pp > 1: the first and last stage each hold "
+                                               "the embedding; the all-reduce of its gradient between them is not "
+                                               "modelled",
+                "model.mtp_modules"));
         if (config.model.family == Family::Moe) {
             const double load = hottestExpertLoad(config);
             if (load == 1)
