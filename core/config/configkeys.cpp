@@ -67,14 +67,19 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "moe only: the first this many layers have a dense FFN of `ffn_hidden` instead of experts "
             "(DeepSeek-V3: 3)." },
         { "model.mtp_modules", "0", false,
-            "Multi-token prediction modules after the last layer (DeepSeek-V3: 1), each a decoder layer with its own "
-            "projection and norms, sharing the embedding and the output head; their parameters are reported apart." },
+            "Multi-token prediction modules after the last layer, on the last pipeline stage (DeepSeek-V3: 1): each "
+            "a decoder layer like the last with its own norms and 2h x h projection, sharing the embedding and the "
+            "output head, and its own cross-entropy. FLOPs and memory include them; their parameters are reported "
+            "apart (`mtp_params`), not in `params`." },
         { "model.moe_capacity_factor", "0", false,
             "moe only: the most tokens an expert takes, as a multiple of the mean (Megatron's "
-            "`moe_expert_capacity_factor`); 0 = dropless." },
+            "`moe_expert_capacity_factor`); tokens over it are dropped, not padded. 0 = dropless." },
         { "model.moe_routing_imbalance", "1", false,
-            "moe only: tokens the hottest expert receives divided by the mean, at least 1; the hottest rank's "
-            "expert compute, memory and all-to-all bytes follow it (capped by the capacity factor). 1 = uniform." },
+            "moe only: tokens the hottest expert receives divided by the mean, at least 1. All ranks of a pipeline "
+            "stage share one program, so it models the hottest rank: each of its experts receives min(imbalance, "
+            "`moe_capacity_factor`) times the mean, at most min(`ep`, `experts/top_k`) times (all a rank can get), "
+            "and its expert compute, expert activations and all-to-all bytes follow. Parameters and the model FLOPs "
+            "of MFU stay uniform. 1 = uniform." },
         { "training.global_batch", "", true,
             "Sequences per iteration over all data-parallel replicas. Divisible by `micro_batch*dp`." },
         { "training.micro_batch", "1", false,
@@ -125,8 +130,10 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "Data-parallel gradient bucket size in MiB of reduced gradients (at `grad_reduce_dtype`; reduced once "
             "per iteration, after the last micro-batch); 0 = one bucket per layer." },
         { "parallelism.expert_tp", "0", false,
-            "Tensor parallelism of the routed experts (Megatron's `expert_tensor_parallel_size`); 0 = `tp`. Divides "
-            "`tp`." },
+            "Tensor parallelism of the routed experts (Megatron's `expert_tensor_parallel_size`); 0 = `tp`. 1 folds "
+            "tp into the experts' data parallelism: every tp rank holds whole experts of its `ep` shard and runs "
+            "them on its own tokens (no tp collective around the experts; their gradients reduce over tp too). "
+            "Values between 1 and `tp` are rejected: the mesh has no sub-group of tp." },
         { "parallelism.first_stage_layers", "0", false,
             "Decoder layers on the first pipeline stage (Megatron's `--decoder-first-pipeline-num-layers`); 0 = an "
             "even split. The stages not given share the rest evenly; with `virtual_stages` each chunk of the first "

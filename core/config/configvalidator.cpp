@@ -200,10 +200,7 @@ namespace {
             v.error("model.hidden",
                 "hidden=" + str(m.hidden) + " is not divisible by heads=" + str(m.heads) + " (or give model.head_dim)");
         validateAttention(m, v);
-        if (v.nonNegative("model.mtp_modules", m.mtpModules) && m.mtpModules > 0)
-            v.warning("model.mtp_modules",
-                "multi-token prediction is not modelled yet: parameters, FLOPs and memory leave out its "
-                    + str(m.mtpModules) + " module(s)");
+        v.nonNegative("model.mtp_modules", m.mtpModules);
         if (headsOk && kvOk) {
             if (m.kvHeads > m.heads)
                 v.error("model.kv_heads", "kv_heads=" + str(m.kvHeads) + " exceeds heads=" + str(m.heads));
@@ -231,16 +228,10 @@ namespace {
             if (!(m.moeCapacityFactor >= 0))
                 v.error("model.moe_capacity_factor",
                     "expected a non-negative number, found " + formatNumber(m.moeCapacityFactor));
-            else if (m.moeCapacityFactor != 0)
-                v.warning("model.moe_capacity_factor",
-                    "moe_capacity_factor is not modelled yet: every expert receives the mean number of tokens");
             if (!(m.moeRoutingImbalance >= 1))
                 v.error("model.moe_routing_imbalance",
                     "expected a factor of at least 1 (the hottest expert's tokens over the mean), found "
                         + formatNumber(m.moeRoutingImbalance));
-            else if (m.moeRoutingImbalance != 1)
-                v.warning("model.moe_routing_imbalance",
-                    "moe_routing_imbalance is not modelled yet: every expert receives the mean number of tokens");
         } else {
             const std::string family = toString(m.family);
             if (m.experts != 0)
@@ -430,7 +421,8 @@ namespace {
             tpDivides("kv_heads", m.kvHeads);
             tpDivides("ffn_hidden", m.ffnHidden);
             if (m.family == Family::Moe) {
-                tpDivides("expert_ffn_hidden", m.expertFfnHidden);
+                if (p.expertTp != 1) // expert_tp 1: whole experts on every tp rank
+                    tpDivides("expert_ffn_hidden", m.expertFfnHidden);
                 tpDivides("shared_expert_ffn_hidden", m.sharedExpertFfnHidden);
             }
         }
@@ -445,10 +437,31 @@ namespace {
             v.warning("parallelism.ep",
                 "ep=" + str(p.ep) + " has no effect: family " + std::string(toString(m.family)) + " has no experts");
 
-        if (v.nonNegative("parallelism.expert_tp", p.expertTp) && p.expertTp != 0 && p.expertTp != p.tp)
-            v.warning("parallelism.expert_tp",
-                "expert_tp=" + str(p.expertTp)
-                    + " is not modelled yet: the routed experts are split by tp=" + str(p.tp));
+        if (epOk && m.family == Family::Moe && m.experts > 0 && m.topK > 0 && m.moeRoutingImbalance > 1) {
+            // One rank's experts cannot receive more than every token (each reaches an expert at most once).
+            const double reachable = std::min(static_cast<double>(p.ep), static_cast<double>(m.experts) / m.topK);
+            if (m.moeRoutingImbalance > reachable && !(m.moeCapacityFactor > 0 && m.moeCapacityFactor <= reachable))
+                v.warning("model.moe_routing_imbalance",
+                    "moe_routing_imbalance=" + formatNumber(m.moeRoutingImbalance)
+                        + " exceeds what the experts of one rank can receive, min(ep, experts/top_k) = "
+                        + formatNumber(reachable) + " times the mean; the programs use " + formatNumber(reachable));
+        }
+        if (v.nonNegative("parallelism.expert_tp", p.expertTp) && tpOk && p.expertTp != 0 && p.expertTp != p.tp) {
+            if (p.tp % p.expertTp != 0)
+                v.error("parallelism.expert_tp",
+                    "expert_tp=" + str(p.expertTp) + " does not divide tp=" + str(p.tp)
+                        + " (the expert layers fold their tensor-parallel groups into the tp groups)");
+            else if (p.expertTp != 1)
+                // A faithful model needs tp split into expert_tp x tp/expert_tp mesh axes, as dp is split into
+                // ep x edp; until then only the two ends are modelled rather than approximated.
+                v.error("parallelism.expert_tp",
+                    "expert_tp=" + str(p.expertTp) + " with tp=" + str(p.tp)
+                        + " is not supported: expected 1 (whole experts on every tp rank) or tp (0); the mesh has "
+                          "no sub-group of tp for the expert layers");
+            else if (m.family != Family::Moe)
+                v.warning("parallelism.expert_tp",
+                    "expert_tp=1 has no effect: family " + std::string(toString(m.family)) + " has no experts");
+        }
         if (p.sequenceParallel && tpOk && p.tp == 1)
             v.warning("parallelism.sequence_parallel", "sequence_parallel has no effect with tp=1");
         if (cpOk && m.seqLen > 0) {

@@ -85,6 +85,7 @@ bool computeModelCost(
     int64_t forward = 0, backward = 0, recomputed = 0;
     std::string keyPath;
     if (!evalInto(graph.parameterCount(), b, c.params, error, keyPath)
+        || !evalInto(graph.mtpParameters, b, c.mtpParams, error, keyPath)
         || !evalInto(graph.flops(Pass::Forward), b, forward, error, keyPath)
         || !evalInto(graph.flops(Pass::Backward) - graph.kernelRecomputeFlops, b, backward, error, keyPath)
         || !evalInto(recompute, b, recomputed, error, keyPath)

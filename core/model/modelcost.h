@@ -24,7 +24,10 @@ int64_t paddedVocab(int64_t vocab, int64_t tp);
 /// Whole-model totals of one training iteration, unsharded.
 struct ModelCost
 {
-    int64_t params = 0; ///< trainable parameters (published vocabulary)
+    int64_t params = 0; ///< trainable parameters of the main model (published vocabulary)
+    /// Own parameters of the multi-token prediction modules, reported apart (they share the embedding and the
+    /// output head, which `params` counts); their FLOPs are in the totals below.
+    int64_t mtpParams = 0;
     // Per global micro-batch (micro_batch * dp sequences); doubles because large models exceed int64 there
     // (llama3-405b, 1024 sequences of 8192 tokens: 2e19). Exact per sequence, scaled (FLOPs are linear in batch).
     double forwardFlopsPerMicroBatch = 0;

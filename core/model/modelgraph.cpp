@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace stagecraft {
@@ -88,6 +89,7 @@ namespace {
             m_graph->mla = usesMla(model);
             m_graph->qLora = model.qLoraRank > 0;
             m_graph->firstDenseLayers = static_cast<int32_t>(model.firstDenseLayers);
+            m_graph->mtpModules = static_cast<int32_t>(std::max<int64_t>(0, model.mtpModules));
             m_act = precision == Precision::Fp32 ? DType::F32 : precision == Precision::Fp16 ? DType::F16 : DType::BF16;
         }
 
@@ -256,6 +258,8 @@ namespace {
         }
 
         TensorId attention(TensorId x);
+        TensorId decoderLayer(TensorId x);
+        void headAndLoss(const std::string& prefix, TensorId xf, TensorId headWeight, bool tiedHead);
         TensorId denseMlp(const std::string& prefix, TensorId x, Index ffn, Region region);
         TensorId moeMlp(TensorId x);
         void differentiate();
@@ -380,6 +384,46 @@ namespace {
         return add(p + ".residual", Region::Sequence, x, in(o));
     }
 
+    TensorId Builder::decoderLayer(TensorId x)
+    {
+        m_recompute = RecomputeClass::Full;
+        x = attention(x);
+        const std::string p = "L" + std::to_string(m_layer);
+        TensorId xn = norm(p + ".mlp.norm", x);
+        // An MTP module's layer (index >= layers) has the structure of the model's last layer.
+        const bool moeLayer = m_model.family == Family::Moe && m_layer >= m_model.firstDenseLayers;
+        TensorId y = moeLayer ? moeMlp(xn) : denseMlp(p + ".mlp", xn, I::Ffn, Region::Mlp);
+        if (m_model.family == Family::Gpt)
+            y = dropout(p + ".mlp.dropout", Region::Sequence, y);
+        return add(p + ".mlp.residual", Region::Sequence, x, in(y));
+    }
+
+    void Builder::headAndLoss(const std::string& prefix, TensorId xf, TensorId headWeight, bool tiedHead)
+    {
+        const Labels tokenDims { I::Batch, I::Seq };
+        const Labels logitDims { I::Batch, I::Seq, I::Vocab };
+        TensorId logits;
+        if (tiedHead)
+            logits = fwd(OpKind::MatMul, prefix + "lm_head", Region::Vocab, { in(xf), in(headWeight) }, logitDims,
+                { I::Batch, I::Seq, I::Hidden, I::Vocab }, constant(flopcost::kMultiplyAdd));
+        else
+            logits = matmul(prefix + "lm_head", Region::Vocab, in(xf), headWeight, logitDims);
+        TensorId labels = newTensor(prefix + "labels", tokenDims, TensorRole::Input, m_layer, DType::I32, false);
+        // Vocab-parallel cross-entropy as Megatron-LM computes it (tensor_parallel/cross_entropy.py): the row
+        // maximum, the target's logit and the sum of exp(logit - max) are each a reduction over the vocab
+        // shards (three all-reduces over tp: max, and two sums); the per-token loss needs all three complete.
+        const Labels vocabSpace { I::Batch, I::Seq, I::Vocab };
+        TensorId rowMax = fwd(OpKind::CrossEntropy, prefix + "loss.max", Region::Vocab, { in(logits) }, tokenDims,
+            vocabSpace, Expr(1), DType::F32);
+        TensorId target = fwd(OpKind::CrossEntropy, prefix + "loss.target", Region::Vocab, { in(logits), in(labels) },
+            tokenDims, vocabSpace, Expr(0), DType::F32);
+        TensorId sumExp = fwd(OpKind::CrossEntropy, prefix + "loss.sum_exp", Region::Vocab, { in(logits), in(rowMax) },
+            tokenDims, vocabSpace, constant(flopcost::kCrossEntropyFwd - 1), DType::F32);
+        TensorId loss = newTensor(prefix + "loss", tokenDims, TensorRole::Loss, m_layer, DType::F32, false);
+        addOp(OpKind::CrossEntropy, prefix + "loss", Region::Vocab, { in(rowMax), in(target), in(sumExp) },
+            { Operand { loss, tokenDims } }, tokenDims, Expr(1));
+    }
+
     TensorId Builder::denseMlp(const std::string& p, TensorId xn, Index ffn, Region region)
     {
         const Labels hidden { I::Batch, I::Seq, ffn };
@@ -404,8 +448,8 @@ namespace {
         TensorId logits = matmul(p + ".router", Region::Router, in(xn), wr, { I::Batch, I::Seq, I::Experts });
         TensorId probs = fwd(OpKind::Router, p + ".topk", Region::Router, { in(logits) }, { I::Batch, I::Seq, I::TopK },
             { I::Batch, I::Seq, I::Experts }, constant(flopcost::kRouterFwd), DType::F32);
-        // Tokens are permuted to their experts; every expert receives Batch*Seq*KExperts/Experts tokens (uniform
-        // routing assumed: the trace cannot know the data-dependent spread).
+        // Tokens are permuted to their experts; an expert receives Batch*Seq*KExperts/Experts tokens on average
+        // (the graph is the mean; a distribution plan scales Capacity to the hottest rank's load).
         const Labels routed { I::Experts, I::Capacity, I::Hidden };
         TensorId xe = fwd(OpKind::Dispatch, p + ".dispatch", Region::Router,
             { in(xn), in(probs, { I::Batch, I::Seq, I::TopK }) }, routed, routed, Expr(0));
@@ -450,42 +494,43 @@ namespace {
 
         for (int32_t l = 0; l < m_graph->layers; ++l) {
             m_layer = l;
-            m_recompute = RecomputeClass::Full;
-            x = attention(x);
-            const std::string p = "L" + std::to_string(l);
-            TensorId xn = norm(p + ".mlp.norm", x);
-            const bool moeLayer = m_model.family == Family::Moe && l >= m_model.firstDenseLayers;
-            TensorId y = moeLayer ? moeMlp(xn) : denseMlp(p + ".mlp", xn, I::Ffn, Region::Mlp);
-            if (gpt)
-                y = dropout(p + ".mlp.dropout", Region::Sequence, y);
-            x = add(p + ".mlp.residual", Region::Sequence, x, in(y));
+            x = decoderLayer(x);
         }
 
         m_layer = m_graph->layers;
         m_recompute = RecomputeClass::Never;
         TensorId xf = norm("final_norm", x);
-        TensorId logits;
-        const Labels logitDims { I::Batch, I::Seq, I::Vocab };
-        if (m_model.tiedEmbeddings)
-            logits = fwd(OpKind::MatMul, "lm_head", Region::Vocab, { in(xf), in(wemb) }, logitDims,
-                { I::Batch, I::Seq, I::Hidden, I::Vocab }, constant(flopcost::kMultiplyAdd));
-        else
-            logits =
-                matmul("lm_head", Region::Vocab, in(xf), weight("lm_head.weight", { I::Hidden, I::Vocab }), logitDims);
-        TensorId labels = newTensor("labels", tokenDims, TensorRole::Input, m_layer, DType::I32, false);
-        // Vocab-parallel cross-entropy as Megatron-LM computes it (tensor_parallel/cross_entropy.py): the row
-        // maximum, the target's logit and the sum of exp(logit - max) are each a reduction over the vocab
-        // shards (three all-reduces over tp: max, and two sums); the per-token loss needs all three complete.
-        const Labels vocabSpace { I::Batch, I::Seq, I::Vocab };
-        TensorId rowMax = fwd(OpKind::CrossEntropy, "loss.max", Region::Vocab, { in(logits) }, tokenDims, vocabSpace,
-            Expr(1), DType::F32);
-        TensorId target = fwd(OpKind::CrossEntropy, "loss.target", Region::Vocab, { in(logits), in(labels) }, tokenDims,
-            vocabSpace, Expr(0), DType::F32);
-        TensorId sumExp = fwd(OpKind::CrossEntropy, "loss.sum_exp", Region::Vocab, { in(logits), in(rowMax) },
-            tokenDims, vocabSpace, constant(flopcost::kCrossEntropyFwd - 1), DType::F32);
-        TensorId loss = newTensor("loss", tokenDims, TensorRole::Loss, m_layer, DType::F32, false);
-        addOp(OpKind::CrossEntropy, "loss", Region::Vocab, { in(rowMax), in(target), in(sumExp) },
-            { Operand { loss, tokenDims } }, tokenDims, Expr(1));
+        const TensorId head = m_model.tiedEmbeddings ? wemb : weight("lm_head.weight", { I::Hidden, I::Vocab });
+        headAndLoss("", xf, head, m_model.tiedEmbeddings);
+
+        // Multi-token prediction (DeepSeek-V3 section 2.2): module k predicts the token k+1 ahead from the hidden
+        // state of depth k-1 (the main model's last hidden state for k = 1) and the embedding of token i+k:
+        // h' = M [RMSNorm(h); RMSNorm(Emb(t_i+k))], M of h x 2h, then one decoder layer like the model's last, its
+        // own final norm (Megatron-LM's MTP final_layernorm, shared_head.norm in the checkpoint) and the shared
+        // output head with its cross-entropy. Module k is layer L+k, after the main loss, on the last stage.
+        for (int32_t k = 1; k <= m_graph->mtpModules; ++k) {
+            m_layer = m_graph->layers + k;
+            m_recompute = RecomputeClass::Never;
+            const std::string p = "mtp" + std::to_string(k);
+            TensorId next = newTensor(p + ".tokens", tokenDims, TensorRole::Input, m_layer, DType::I32, false);
+            TensorId e = fwd(OpKind::Embedding, p + ".embedding", Region::Vocab, { in(wemb), in(next) }, act,
+                { I::Batch, I::Seq, I::Hidden, I::Vocab }, Expr(0));
+            m_recompute = RecomputeClass::Full;
+            TensorId en = norm(p + ".enorm", e);
+            TensorId hn = norm(p + ".hnorm", x);
+            // The concatenation times M is the sum of its two halves' products (a concatenation costs nothing).
+            // Megatron-LM splits M over tp by columns and gathers its output; here it is a sequence-parallel
+            // region op (same FLOPs per rank under sequence parallelism, the whole 2h x h weight on every tp rank).
+            const Labels projIn { I::Batch, I::Seq, I::HiddenIn };
+            TensorId pe =
+                linear(p + ".eh_proj.e", Region::Sequence, in(en, projIn), { I::HiddenIn, I::Hidden }, act, false);
+            TensorId ph =
+                linear(p + ".eh_proj.h", Region::Sequence, in(hn, projIn), { I::HiddenIn, I::Hidden }, act, false);
+            x = add(p + ".eh_proj", Region::Sequence, pe, in(ph));
+            x = decoderLayer(x);
+            m_recompute = RecomputeClass::Never;
+            headAndLoss(p + ".", norm(p + ".final_norm", x), head, m_model.tiedEmbeddings);
+        }
 
         m_graph->firstBackwardOp = static_cast<int32_t>(m_graph->ops.size());
         differentiate();
@@ -495,7 +540,8 @@ namespace {
         ModelGraph& g = *m_graph;
         g.weightSlot.resize(g.tensors.size(), -1);
         for (size_t i = 0; i < g.weights.size(); ++i) {
-            g.parameters += g.tensors[static_cast<size_t>(g.weights[i].value)].numel();
+            const Tensor& w = g.tensors[static_cast<size_t>(g.weights[i].value)];
+            (w.layer > g.layers ? g.mtpParameters : g.parameters) += w.numel();
         }
         for (const Op& op : g.ops) {
             const Expr f = op.flops();
@@ -589,7 +635,9 @@ namespace {
                 // The loss is the seed of backward: d logits = softmax(logits) - one-hot, from the saved logits and
                 // the complete maximum and sum of exp. The statistics ops and the per-token loss have no backward
                 // of their own; this one runs where the sum of exp was made.
-                if (fop.name != "loss.sum_exp")
+                const std::string_view statName = "loss.sum_exp"; // of the main loss or an MTP module's
+                if (fop.name.size() < statName.size()
+                    || fop.name.compare(fop.name.size() - statName.size(), statName.size(), statName) != 0)
                     continue;
                 const Operand& logits = fop.inputs[0];
                 const Op& lossOp = g().ops[static_cast<size_t>(idx + 1)];

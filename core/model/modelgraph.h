@@ -33,6 +33,7 @@ public:
     bool mla = false;
     bool qLora = false;
     int32_t firstDenseLayers = 0;
+    int32_t mtpModules = 0; ///< multi-token prediction modules: layers `layers`+1 .. `layers`+mtpModules
 
     std::vector<Tensor> tensors;
     std::vector<Op> ops;
@@ -42,7 +43,8 @@ public:
     int32_t firstOptimizerOp = 0;
 
     /// Totals computed once when the graph is built (a synthesis evaluates them, it does not rebuild them).
-    Expr parameters; ///< sum of the weights' numels
+    Expr parameters; ///< sum of the main model's weights' numels (the MTP modules' own weights excluded)
+    Expr mtpParameters; ///< the MTP modules' own weights (they share the embedding and the output head)
     Expr forwardFlops, backwardFlops, optimizerFlops; ///< per pass, one global micro-batch
     Expr fullRecomputeFlops; ///< forward FLOPs re-run under `full` recompute
     Expr selectiveRecomputeFlops; ///< forward FLOPs re-run under `selective` recompute
@@ -57,7 +59,7 @@ public:
     }
     /// Index into `weights` of a weight tensor, -1 if `id` is not a weight.
     int weightIndex(TensorId id) const;
-    /// Sum of the numels of all weights (the unsharded parameter count).
+    /// Sum of the numels of the main model's weights (the unsharded parameter count, MTP modules excluded).
     Expr parameterCount() const;
     /// Sum of op FLOPs of one pass over the graph restricted to `pass`.
     Expr flops(Pass pass) const;

@@ -43,7 +43,7 @@ const char* toString(Index i)
 {
     static constexpr std::array<const char*, kIndexCount> names { "batch", "seq", "seq_kv", "hidden", "head_dim",
         "heads", "kv_heads", "ffn", "vocab", "experts", "capacity", "expert_ffn", "shared_ffn", "top_k", "v_head_dim",
-        "q_lora", "kv_lora", "rope_dim" };
+        "q_lora", "kv_lora", "rope_dim", "hidden_in" };
     return names[static_cast<size_t>(i)];
 }
 
@@ -73,6 +73,7 @@ const Expr& indexExtent(Index i)
             Expr::symbol(s.dqlora),
             Expr::symbol(s.dkvlora),
             Expr::symbol(s.drope),
+            dmodel,
         };
     }();
     return extents[static_cast<size_t>(i)];

@@ -36,7 +36,7 @@ enum class Index : uint8_t
     Ffn, ///< Dff
     Vocab, ///< Dvocal
     Experts, ///< Experts
-    Capacity, ///< tokens routed to one expert: Batch*Seq*KExperts/Experts (uniform spread assumed)
+    Capacity, ///< tokens routed to one expert: Batch*Seq*KExperts/Experts, the mean (see hottestExpertLoad())
     ExpertFfn, ///< DffExpert
     SharedFfn, ///< DffShared
     TopK, ///< KExperts
@@ -44,8 +44,9 @@ enum class Index : uint8_t
     QLora, ///< Dqlora: MLA compressed query rank
     KVLora, ///< Dkvlora: MLA compressed key/value latent rank
     RopeDim, ///< Drope: MLA per-head q/k size with RoPE
+    HiddenIn, ///< Dmodel as the contracted input of a hidden-to-hidden projection (MTP's eh_proj); never split
 };
-inline constexpr int kIndexCount = 18;
+inline constexpr int kIndexCount = 19;
 const char* toString(Index i);
 /// Global extent of an index as an expression in the model symbols.
 const Expr& indexExtent(Index i);
@@ -81,7 +82,7 @@ struct Tensor
     std::vector<Index> dims;
     DType dtype = DType::BF16;
     TensorRole role = TensorRole::Activation;
-    int32_t layer = -1; ///< -1 embedding, 0..L-1 decoder layers, L the final norm / head / loss
+    int32_t layer = -1; ///< -1 embedding, 0..L-1 decoder layers, L the final norm / head / loss, L+k MTP module k
     bool requiresGrad = false; ///< a gradient flows into it in backward
     bool isExpertWeight = false; ///< MoE routed-expert parameter (reduced over edp, not dp)
     TensorId gradOf {}; ///< for gradients: the tensor this is the gradient of

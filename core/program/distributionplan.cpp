@@ -66,6 +66,19 @@ int DistributionPlan::elementBytes(TensorId id) const
     return dtypeBytes(t.dtype);
 }
 
+double hottestExpertLoad(const Config& config)
+{
+    const ModelConfig& m = config.model;
+    if (m.family != Family::Moe || m.experts <= 0 || m.topK <= 0)
+        return 1;
+    double load = m.moeRoutingImbalance;
+    if (m.moeCapacityFactor > 0)
+        load = std::min(load, m.moeCapacityFactor);
+    const double reachable = std::min(static_cast<double>(std::max<int64_t>(1, config.parallelism.ep)),
+        static_cast<double>(m.experts) / static_cast<double>(m.topK));
+    return std::min(load, reachable);
+}
+
 std::optional<DistributionPlan> planDistribution(
     const Config& config, std::shared_ptr<const ModelGraph> graph, std::string& error)
 {
@@ -75,6 +88,11 @@ std::optional<DistributionPlan> planDistribution(
     std::optional<ExtentTable> extents = ExtentTable::evaluate(strategy, *graph, binding, error);
     if (!extents)
         return std::nullopt;
+    // The program is the hottest rank's (see hottestExpertLoad): every tensor and op over the routed tokens of an
+    // expert follows its load, on the token side as well, because the dispatch/combine all-to-all that connects
+    // the two sides has one size per rank in the trace, which must carry what that rank receives.
+    if (const double load = hottestExpertLoad(config); load != 1)
+        extents->scale(Index::Capacity, load);
 
     DistributionPlan plan;
     plan.config = config;

@@ -61,6 +61,17 @@ struct DistributionPlan
     }
 };
 
+/// Tokens each routed expert of the hottest rank receives, as a multiple of the uniform mean
+/// Batch*Seq*KExperts/Experts. All ranks of a pipeline stage share one program, so the program models the rank
+/// that receives the most: planDistribution() scales the Capacity extent by this factor, and that rank's expert
+/// GEMMs, expert activations and dispatch/combine all-to-alls follow it, while ModelCost (parameters, the model
+/// FLOPs of MFU) stays uniform. The factor is model.moe_routing_imbalance f, capped by the capacity factor c when
+/// c > 0 (Megatron-LM drops the tokens over capacity; padding every expert to capacity,
+/// moe_pad_expert_input_to_capacity, is not modelled) and by what the experts of one rank can receive at all:
+/// min(ep, experts/top_k) times the mean (a token reaches an expert at most once, and the other ep - 1 ranks may
+/// receive none). So min(f, c, min(ep, experts/top_k)); 1 for dense models. Thread-safe.
+double hottestExpertLoad(const Config& config);
+
 /// Evaluates the plan. Returns nullopt and sets `error` when an extent is not an integer or overflows.
 std::optional<DistributionPlan> planDistribution(
     const Config& config, std::shared_ptr<const ModelGraph> graph, std::string& error);

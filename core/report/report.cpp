@@ -86,6 +86,8 @@ nlohmann::ordered_json reportJson(const SynthesisResult& r)
     j["config"] = configJson(r.config);
     j["world_size"] = r.worldSize();
     j["params"] = r.cost.params;
+    if (r.config.model.mtpModules > 0)
+        j["mtp_params"] = r.cost.mtpParams; // the MTP modules' own weights, not in "params"
     j["flops_per_iteration"] = r.cost.flopsPerIteration;
     j["micro_batches"] = r.cost.microBatches;
     nlohmann::ordered_json classes = nlohmann::ordered_json::array();
@@ -144,7 +146,11 @@ std::string reportText(const SynthesisResult& r)
     const Config& c = r.config;
     const ParallelismConfig& p = c.parallelism;
     out << c.name << ": " << toString(c.model.family) << ", " << c.model.layers << " layers, hidden " << c.model.hidden
-        << ", " << formatCount(static_cast<double>(r.cost.params)) << " parameters (" << r.cost.params << ")\n";
+        << ", " << formatCount(static_cast<double>(r.cost.params)) << " parameters (" << r.cost.params << ")";
+    if (c.model.mtpModules > 0)
+        out << " + " << c.model.mtpModules << " multi-token prediction module(s) of "
+            << formatCount(static_cast<double>(r.cost.mtpParams)) << " parameters (" << r.cost.mtpParams << ")";
+    out << "\n";
     out << "plan: dp " << p.dp << " x tp " << p.tp << " x pp " << p.pp << " x cp " << p.cp << " (ep " << p.ep
         << ") = " << r.worldSize() << " ranks, " << (p.sequenceParallel ? "sequence parallel, " : "") << "ZeRO-"
         << p.zero << ", " << toString(p.schedule) << ", " << r.cost.microBatches << " micro-batches of "

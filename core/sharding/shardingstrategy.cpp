@@ -4,6 +4,7 @@
 #include "model/modelsymbols.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace stagecraft {
 
@@ -26,9 +27,14 @@ namespace {
 
 ShardingStrategy::ShardingStrategy(const Config& config, const Mesh& mesh)
     : m_zero(config.parallelism.zero)
+    , m_wholeExperts(
+          config.model.family == Family::Moe && config.parallelism.expertTp == 1 && mesh.degree(Axis::Tp) > 1)
 {
-    (void)mesh;
     const bool sp = config.parallelism.sequenceParallel;
+    // Expert tensor parallelism 1 (Megatron-LM's parallel folding, expert_tensor_parallel_size=1): each tp rank
+    // holds whole experts of its ep shard and runs them on its own share of the tokens, so the expert side splits
+    // the routed tokens over tp instead of the expert FFN.
+    const AxisMask expertFfnSplit = m_wholeExperts ? AxisMask(0) : kTp;
     for (int r = 0; r < kRegionCount; ++r) {
         auto& s = m_split[static_cast<size_t>(r)];
         const Region region = static_cast<Region>(r);
@@ -48,8 +54,8 @@ ShardingStrategy::ShardingStrategy(const Config& config, const Mesh& mesh)
             s[idx(Index::Vocab)] = kTp;
         if (region == Region::Expert) {
             s[idx(Index::Experts)] = kEp;
-            s[idx(Index::ExpertFfn)] = kTp;
-            s[idx(Index::Capacity)] = kEdp | kCp;
+            s[idx(Index::ExpertFfn)] = expertFfnSplit;
+            s[idx(Index::Capacity)] = kEdp | kCp | (m_wholeExperts ? kTp : AxisMask(0));
         }
         if (region == Region::Router)
             s[idx(Index::Capacity)] = kDpMask | kCp | (sp ? kTp : AxisMask(0));
@@ -64,7 +70,7 @@ ShardingStrategy::ShardingStrategy(const Config& config, const Mesh& mesh)
     opt[idx(Index::SharedFfn)] = kTp;
     opt[idx(Index::Vocab)] = kTp;
     opt[idx(Index::Experts)] = kEp;
-    opt[idx(Index::ExpertFfn)] = kTp;
+    opt[idx(Index::ExpertFfn)] = expertFfnSplit;
     opt[idx(Index::Seq)] = kCp | (sp ? kTp : AxisMask(0)); // the position embedding (gpt) lives in Sequence
 }
 
@@ -117,7 +123,10 @@ Layout ShardingStrategy::producedLayout(const Op& op, size_t outputIndex) const
 
 AxisMask ShardingStrategy::weightDataMask(const Tensor& weight) const
 {
-    return (weight.isExpertWeight ? kEdp : kDpMask) | kCp;
+    // Whole experts are replicated over tp as well: their gradients reduce over every rank holding the same shard.
+    if (weight.isExpertWeight)
+        return kEdp | kCp | (m_wholeExperts ? kTp : AxisMask(0));
+    return kDpMask | kCp;
 }
 
 Expr ShardingStrategy::localExtentExpr(Region region, Index index) const
@@ -175,6 +184,17 @@ std::optional<ExtentTable> ExtentTable::evaluate(
         }
     }
     return t;
+}
+
+void ExtentTable::scale(Index index, double factor)
+{
+    auto scaled = [factor](int64_t v) {
+        // The slack absorbs the rounding of factors such as 1.1 (1.1 * 10 is 11.000000000000002 in binary).
+        return static_cast<int64_t>(std::ceil(static_cast<double>(v) * factor - 1e-9));
+    };
+    m_global[idx(index)] = scaled(m_global[idx(index)]);
+    for (auto& region : m_local)
+        region[idx(index)] = scaled(region[idx(index)]);
 }
 
 } // namespace stagecraft

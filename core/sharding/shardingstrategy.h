@@ -23,8 +23,12 @@ namespace stagecraft {
 /// - SeqKV (keys/values inside attention) is never split: under cp, K and V are gathered.
 /// - Experts over ep in the Expert region; tokens routed to experts (Capacity) over dp and cp on the token side
 ///   (Router) and over edp and cp on the expert side, so dispatch and combine are all-to-alls over ep.
+/// - With parallelism.expert_tp = 1 < tp (Megatron-LM's MoE parallel folding with expert_tensor_parallel_size 1)
+///   ExpertFfn is not split: each tp rank holds whole experts and Capacity is split over tp on the expert side
+///   too, so no tp collective runs around the experts and expert gradients reduce over edp, cp and tp. expert_tp
+///   between 1 and tp is rejected by validation (the mesh has no sub-group of tp).
 /// - A weight's home layout is its layout in its first forward use; with ZeRO-3 it is additionally a flat shard
-///   over its data-parallel axes (dp and cp for dense weights, edp and cp for experts).
+///   over its data-parallel axes (dp and cp for dense weights, edp and cp for experts, and tp for whole experts).
 class ShardingStrategy
 {
 public:
@@ -53,6 +57,7 @@ public:
 private:
     std::array<std::array<AxisMask, kIndexCount>, 7> m_split {};
     int m_zero = 0;
+    bool m_wholeExperts = false; ///< expert_tp = 1 < tp: routed experts are not split by tp
 };
 
 /// Integer values of every global extent and every (region, index) local extent for one plan, evaluated once
@@ -73,6 +78,9 @@ public:
     {
         return m_local[static_cast<size_t>(r)][static_cast<size_t>(i)];
     }
+    /// Multiplies the global extent of `index` and its local extent in every region by `factor` (> 0), rounding
+    /// up: the tokens the hottest rank's experts receive when routing is not uniform (see hottestExpertLoad()).
+    void scale(Index index, double factor);
 
 private:
     std::array<int64_t, kIndexCount> m_global {};

@@ -3,6 +3,7 @@
 
 #include "config/configlocations.h"
 #include "config/configvalidator.h"
+#include "config/configwriter.h"
 #include "config/programsize.h"
 #include "model/modelcost.h"
 
@@ -38,7 +39,8 @@ namespace {
             && g.causalMask == c.model.causalMask && g.tiedEmbeddings == c.model.tiedEmbeddings
             && g.sharedExpert == (c.model.sharedExpertFfnHidden > 0) && g.attention == c.model.attention
             && g.qkNorm == c.model.qkNorm && g.qkvBias == c.model.qkvBias && g.mla == usesMla(c.model)
-            && g.qLora == (c.model.qLoraRank > 0) && g.firstDenseLayers == c.model.firstDenseLayers;
+            && g.qLora == (c.model.qLoraRank > 0) && g.firstDenseLayers == c.model.firstDenseLayers
+            && g.mtpModules == c.model.mtpModules;
     }
 
     bool isContraction(OpKind k)
@@ -238,10 +240,23 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
             result->warnings.push_back(warning("tied embeddings with pp > 1: the first and last stage each hold the "
                                                "embedding; the all-reduce of its gradient between them is not modelled",
                 "model.tied_embeddings"));
-        if (config.model.family == Family::Moe)
-            result->warnings.push_back(warning("MoE routing assumed uniform: every expert receives "
-                                               "tokens*top_k/experts tokens",
-                "model.experts"));
+        else if (config.model.mtpModules > 0 && pp > 1)
+            result->warnings.push_back(warning("multi-token prediction with pp > 1: the first and last stage each hold "
+                                               "the embedding; the all-reduce of its gradient between them is not "
+                                               "modelled",
+                "model.mtp_modules"));
+        if (config.model.family == Family::Moe) {
+            const double load = hottestExpertLoad(config);
+            if (load == 1)
+                result->warnings.push_back(warning("MoE routing assumed uniform: every expert receives "
+                                                   "tokens*top_k/experts tokens",
+                    "model.experts"));
+            else
+                result->warnings.push_back(
+                    warning("MoE: the programs are the hottest rank's, whose experts each receive " + formatNumber(load)
+                            + " times the mean tokens*top_k/experts (parameters and model FLOPs stay uniform)",
+                        "model.moe_routing_imbalance"));
+        }
         for (const Diagnostic& d : outcome.diagnostics)
             result->warnings.push_back(d);
         if (progress)
