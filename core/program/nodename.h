@@ -50,6 +50,14 @@ public:
     {
         return a.str() == b;
     }
+    friend bool operator==(const NodeName& a, const std::string& b)
+    {
+        return a.str() == b;
+    }
+    friend bool operator==(const NodeName& a, const char* b)
+    {
+        return a.str() == b;
+    }
 
 private:
     const std::string* suffix() const

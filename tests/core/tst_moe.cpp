@@ -51,7 +51,7 @@ std::vector<const ProgramNode*> collectives(const ClassProgram& p, int layer, in
     std::vector<const ProgramNode*> out;
     for (const ProgramNode& n : p.nodes)
         if (n.kind == NodeKind::Collective && n.layer == layer && n.microBatch == mb
-            && n.name.find(needle) != std::string::npos)
+            && n.name.str().find(needle) != std::string::npos)
             out.push_back(&n);
     return out;
 }
@@ -194,7 +194,7 @@ private Q_SLOTS:
         // for whole ones; fp32, 3 weights of 2*256*fe/etp parameters each.
         auto gradReduction = [](const ClassProgram& p, AxisMask mask) -> const ProgramNode* {
             for (const ProgramNode& n : p.nodes)
-                if (n.kind == NodeKind::Collective && n.name.rfind("grads:L2", 0) == 0 && n.mask == mask)
+                if (n.kind == NodeKind::Collective && n.name.str().rfind("grads:L2", 0) == 0 && n.mask == mask)
                     return &n;
             return nullptr;
         };

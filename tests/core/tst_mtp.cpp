@@ -29,8 +29,8 @@ ModelCost modelCost(const std::string& preset, const std::vector<std::string>& s
 
 bool hasNode(const ClassProgram& p, const std::string& needle)
 {
-    return std::any_of(
-        p.nodes.begin(), p.nodes.end(), [&](const ProgramNode& n) { return n.name.find(needle) != std::string::npos; });
+    return std::any_of(p.nodes.begin(), p.nodes.end(),
+        [&](const ProgramNode& n) { return n.name.str().find(needle) != std::string::npos; });
 }
 
 } // namespace
