@@ -84,10 +84,10 @@ MemoryTimeline computeMemoryTimeline(const ClassProgram& program, bool keepSerie
     } else {
         int64_t total = 0;
         int64_t work = 0;
-        for (int64_t bytes : tl.resident)
-            total += bytes;
-        work = tl.resident[static_cast<size_t>(MemoryCategory::Activations)]
-            + tl.resident[static_cast<size_t>(MemoryCategory::Other)];
+        for (size_t c = 0; c < kMemoryCategoryCount; ++c) {
+            total += tl.resident[c];
+            work += isWork(static_cast<MemoryCategory>(c)) ? tl.resident[c] : 0;
+        }
         for (size_t i = 0; i < n; ++i) {
             total += leanDelta[i][0];
             work += leanDelta[i][1];
@@ -97,19 +97,15 @@ MemoryTimeline computeMemoryTimeline(const ClassProgram& program, bool keepSerie
             }
             tl.activationPeakBytes = std::max(tl.activationPeakBytes, work);
         }
-        leanDelta = {};
-        tl.atPeak = tl.resident;
-        if (n > 0)
-            for (size_t b = 0; b < buffers; ++b) {
-                const Buffer& buf = program.buffers[b];
-                if (!buf.resident && tl.firstUse[b] >= 0 && tl.firstUse[b] <= tl.peakStep
-                    && tl.lastUse[b] >= tl.peakStep)
-                    tl.atPeak[static_cast<size_t>(buf.category)] += buf.bytes;
-            }
     }
     for (size_t b = 0; b < buffers; ++b)
         if (tl.firstUse[b] >= 0 && tl.firstUse[b] <= tl.peakStep && tl.lastUse[b] >= tl.peakStep)
             tl.liveAtPeak.push_back(static_cast<int32_t>(b));
+    if (!keepSeries) // the categories at the peak: the buffers live there, resident ones included
+        for (int32_t b : tl.liveAtPeak) {
+            const Buffer& buf = program.buffers[static_cast<size_t>(b)];
+            tl.atPeak[static_cast<size_t>(buf.category)] += buf.bytes;
+        }
     std::stable_sort(tl.liveAtPeak.begin(), tl.liveAtPeak.end(), [&](int32_t a, int32_t b) {
         return program.buffers[static_cast<size_t>(a)].bytes > program.buffers[static_cast<size_t>(b)].bytes;
     });

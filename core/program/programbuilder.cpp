@@ -178,13 +178,11 @@ namespace {
         }
         int32_t addBuffer(int32_t tensor, int32_t microBatch, int64_t bytes, MemoryCategory category, bool resident)
         {
-            Buffer b;
-            b.tensor = tensor;
-            b.microBatch = microBatch;
-            b.category = category;
-            b.resident = resident;
-            b.bytes = bytes;
-            m_program.buffers.push_back(b);
+            m_program.buffers.push_back(Buffer { .tensor = tensor,
+                .microBatch = microBatch,
+                .category = category,
+                .resident = resident,
+                .bytes = bytes });
             return static_cast<int32_t>(m_program.buffers.size() - 1);
         }
         template <typename List> static void addDep(List& deps, uint32_t node)
@@ -796,7 +794,8 @@ namespace {
         for (size_t i = 0; i < nodes.size(); ++i) {
             if (nodes[i].kind != NodeKind::Compute)
                 continue;
-            for (int32_t b : SmallVector<int32_t, 2>(nodes[i].writes)) { // a copy: the loop appends to nodes[reader]
+            const auto writes = nodes[i].writes; // a copy: the loop appends to nodes[reader]
+            for (int32_t b : writes) {
                 const Buffer& buf = m_program.buffers[static_cast<size_t>(b)];
                 if (buf.resident || isRead[static_cast<size_t>(b)])
                     continue;

@@ -143,8 +143,7 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
         result->classes.resize(static_cast<size_t>(pp));
         result->summaries.resize(static_cast<size_t>(pp));
         result->memory.resize(static_cast<size_t>(pp));
-        // Stages are independent: workers take the next unbuilt stage until none is left or one of them fails.
-        // The calling thread works too, and between its stages reports progress and polls for cancel.
+        // Stages are independent: threads take the next unbuilt stage until none is left or one of them fails.
         std::atomic<int32_t> nextStage { 0 };
         std::atomic<int32_t> stagesDone { 0 };
         std::atomic<bool> stop { false };
@@ -184,8 +183,15 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
                 return false;
             }
         };
-        auto worker = [&] {
+        // The calling thread (`caller`) also polls for cancel and reports progress before each of its stages.
+        auto work = [&](bool caller) {
             while (!stop) {
+                if (caller && cancelled()) {
+                    stop = true;
+                    break;
+                }
+                if (caller && progress)
+                    progress->report(0.05 + 0.9 * stagesDone / pp, "building stage programs");
                 const int32_t stage = nextStage++;
                 if (stage >= pp || !buildStage(stage))
                     stop = true;
@@ -197,18 +203,8 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
         const int threads = estimatedProgramNodes(config) < 20000 ? 1 : std::clamp(wanted, 1, std::min(pp, 16));
         std::vector<std::thread> workers;
         for (int t = 1; t < threads; ++t)
-            workers.emplace_back(worker);
-        while (!stop) {
-            if (cancelled()) {
-                stop = true;
-                break;
-            }
-            if (progress)
-                progress->report(0.05 + 0.9 * stagesDone / pp, "building stage programs");
-            const int32_t stage = nextStage++;
-            if (stage >= pp || !buildStage(stage))
-                stop = true;
-        }
+            workers.emplace_back(work, false);
+        work(true);
         for (std::thread& w : workers)
             w.join();
         if (failure)

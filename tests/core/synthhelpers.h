@@ -34,6 +34,15 @@ inline std::shared_ptr<const SynthesisResult> synth(const std::string& preset, c
     return out.result;
 }
 
+/// Overrides given as a QStringList (a QFETCH column), as the std::string list synth() takes.
+inline std::vector<std::string> toOverrides(const QStringList& sets)
+{
+    std::vector<std::string> overrides;
+    for (const QString& set : sets)
+        overrides.push_back(set.toStdString());
+    return overrides;
+}
+
 /// Override lists concatenate: base + plan.
 inline std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b)
 {

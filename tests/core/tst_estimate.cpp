@@ -462,9 +462,7 @@ private Q_SLOTS:
         QFETCH(QStringList, sets);
         QFETCH(bool, intra);
         QFETCH(bool, pipelined);
-        std::vector<std::string> overrides;
-        for (const QString& set : sets)
-            overrides.push_back(set.toStdString());
+        const std::vector<std::string> overrides = toOverrides(sets);
         auto r = synth("tiny", overrides);
         const GpuSpec gpu = *gpuPreset("h100-sxm");
         EstimateOptions options;

@@ -193,9 +193,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, preset);
         QFETCH(QStringList, sets);
-        std::vector<std::string> overrides;
-        for (const QString& set : sets)
-            overrides.push_back(set.toStdString());
+        const std::vector<std::string> overrides = toOverrides(sets);
         // GPT-3 175B's 2021 example runs 192 micro-batches through 96 layers per pipeline: about 1.3 M program
         // nodes, beyond the default --max-nodes of 1,000,000 (set so that `report` stays under 200 MB); a user
         // passes --max-nodes, as this test does.
@@ -264,9 +262,7 @@ private Q_SLOTS:
         // buffers live there are those of the full computation, which tests elsewhere check against formulas.
         QFETCH(QString, preset);
         QFETCH(QStringList, sets);
-        std::vector<std::string> overrides;
-        for (const QString& set : sets)
-            overrides.push_back(set.toStdString());
+        const std::vector<std::string> overrides = toOverrides(sets);
         auto r = synth(preset.toStdString(), overrides);
         for (const ClassProgram& program : r->classes) {
             const MemoryTimeline full = computeMemoryTimeline(program, true);
