@@ -2,6 +2,7 @@
 // stagecraft sweep CONFIG --gpus N [--json] [--top K] [--gpu NAME] [--efficiency E] [--gpus-per-node G] [--exact]
 #include "command.h"
 #include "config/configvalidator.h"
+#include "config/configwriter.h"
 #include "estimate/stepestimate.h"
 #include "estimate/sweep.h"
 
@@ -52,7 +53,7 @@ Command addSweepCommand(CLI::App& app)
         int64_t top = 20;
         std::optional<std::string> gpu;
         std::optional<int64_t> gpusPerNode;
-        double efficiency = EstimateOptions {}.computeEfficiency;
+        std::optional<double> efficiency;
         bool exact = false;
         int threads = 0;
         std::vector<int64_t> microBatches = SweepOptions {}.microBatches;
@@ -71,8 +72,9 @@ Command addSweepCommand(CLI::App& app)
     cmd->add_option("--gpu", state->gpu, "GPU preset (cluster.gpu): a100-80gb, b200, h100-sxm, h200");
     cmd->add_option("--gpus-per-node", state->gpusPerNode, "GPUs per node (cluster.gpus_per_node)")
         ->transform(integerIn(1, kMaxConfigInteger, "POSITIVE"));
-    cmd->add_option("--efficiency", state->efficiency, "Fraction of peak FLOP/s compute kernels reach")
-        ->capture_default_str()
+    cmd->add_option("--efficiency", state->efficiency,
+           "Fraction of dense peak a large GEMM reaches (cluster.gemm_efficiency; default: the GPU preset's "
+           "measured figure)")
         ->check(CLI::Range(1e-6, 1.0));
     cmd->add_flag("--exact", state->exact, "Synthesize every plan in full instead of the reduced-program estimate");
     cmd->add_option("--threads", state->threads, "Worker threads (0: one per core)")
@@ -88,6 +90,8 @@ Command addSweepCommand(CLI::App& app)
                     flags.sets.push_back("cluster.gpu=" + *state->gpu);
                 if (state->gpusPerNode)
                     flags.sets.push_back("cluster.gpus_per_node=" + std::to_string(*state->gpusPerNode));
+                if (state->efficiency)
+                    flags.sets.push_back("cluster.gemm_efficiency=" + formatNumber(*state->efficiency));
                 int exitCode = ExitOk;
                 std::optional<Config> config = loadConfig(flags, exitCode);
                 if (!config)
@@ -98,8 +102,7 @@ Command addSweepCommand(CLI::App& app)
                     std::cerr << "stagecraft: internal error: " << error << "\n";
                     return ExitInternal;
                 }
-                EstimateOptions options;
-                options.computeEfficiency = state->efficiency;
+                const EstimateOptions options;
                 SweepOptions sweepOptions;
                 sweepOptions.exact = state->exact;
                 sweepOptions.threads = state->threads;

@@ -116,6 +116,9 @@ struct TrainingConfig
     Recompute recompute = Recompute::None;
     Precision mainGradDtype = Precision::Fp32; ///< gradient accumulation buffer (Megatron's main_grad)
     Precision gradReduceDtype = Precision::Fp32; ///< dtype of the data-parallel gradient reduction
+    /// The weight-gradient GEMM accumulates into main_grad itself (Megatron-LM --gradient-accumulation-fusion, on
+    /// by default since 2022); off, each micro-batch's gradient is added to it by a separate kernel (estimate only).
+    bool gradientAccumulationFusion = true;
 
     friend bool operator==(const TrainingConfig&, const TrainingConfig&) = default;
 };
@@ -139,6 +142,12 @@ struct ParallelismConfig
     int64_t lastStageLayers = 0; ///< decoder layers on the last pipeline stage; 0 = an even split
     bool embeddingInSplit = false; ///< the embedding counts as a layer when splitting the pipeline
     bool lossInSplit = false; ///< the LM head and loss count as a layer when splitting the pipeline
+    /// Overlap switches of the step-time estimate, each with Megatron-LM's default (off). They change when
+    /// communication may run, not what is sent: the traces are the same either way.
+    bool overlapGradReduce = false; ///< DP gradient reduction in buckets during the backward (--overlap-grad-reduce)
+    bool overlapParamGather = false; ///< ZeRO parameter all-gather behind the next forward (--overlap-param-gather)
+    bool tpCommOverlap = false; ///< TP collectives pipelined with their GEMMs (--tp-comm-overlap)
+    bool overlapP2pComm = false; ///< pipeline send/recv behind compute (--overlap-p2p-communication)
 
     int64_t worldSize() const
     {
@@ -149,12 +158,23 @@ struct ParallelismConfig
 };
 
 /// Hardware used by the step-time estimate only (YAML `cluster:`).
+/// The defaults are a DGX H100 (config/clusterpresets.h: "dgx-h100").
 struct ClusterConfig
 {
+    std::string preset; ///< a cluster preset whose figures the keys not given explicitly take; empty = none
     std::string gpu = "h100-sxm";
     int64_t gpusPerNode = 8;
-    double intraNodeBandwidthGbps = 900; ///< GB/s per GPU within a node
-    double interNodeBandwidthGbps = 400; ///< GB/s per GPU across nodes
+    double intraNodeBandwidthGbps = 450; ///< GB/s per GPU and direction within a node (NVLink)
+    double interNodeBandwidthGbps = 50; ///< GB/s per GPU and direction across nodes (its NIC)
+    double intraNodeEfficiency = 0.8; ///< fraction of the link a large collective reaches (nccl-tests busbw)
+    double interNodeEfficiency = 0.9;
+    double intraNodeLatencyUs = 5; ///< per communication step (a collective takes ceil(log2 n) of them)
+    double interNodeLatencyUs = 10;
+    double kernelLaunchUs = 2; ///< gap between back-to-back kernels, added to every compute node
+    /// Kernel efficiencies; 0 = the GPU preset's figure (resources/gpus/*.yaml, each with its source).
+    double gemmEfficiency = 0; ///< fraction of dense peak a large GEMM reaches
+    double attentionEfficiency = 0; ///< fraction of dense peak of the FlashAttention forward
+    double hbmEfficiency = 0; ///< fraction of HBM bandwidth a memory-bound kernel reaches
 
     friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
 };

@@ -101,6 +101,10 @@ const std::vector<ConfigKeyInfo>& configKeys()
         { "training.grad_reduce_dtype", "fp32", false,
             "Dtype of the data-parallel gradient all-reduce / reduce-scatter (and of `gradient_bucket_mb`): `fp32` "
             "(Megatron's default under bf16) or the training precision; not wider than `main_grad_dtype`." },
+        { "training.gradient_accumulation_fusion", "true", false,
+            "Estimate only: the weight-gradient GEMM accumulates into the main gradient itself (Megatron-LM "
+            "`--gradient-accumulation-fusion`, its default since 2022). Off, as in Megatron-LM of 2021, every "
+            "micro-batch's weight gradient is added to it by a separate memory-bound kernel." },
         { "parallelism.dp", "1", false,
             "Data-parallel degree. World size is `dp*tp*pp*cp`; expert parallelism is carved out of dp." },
         { "parallelism.tp", "1", false,
@@ -148,13 +152,51 @@ const std::vector<ConfigKeyInfo>& configKeys()
         { "parallelism.account_for_loss_in_pipeline_split", "false", false,
             "The LM head and loss count as one layer when the layers are split over the stages, so the last chunk "
             "gets one decoder layer fewer." },
+        { "parallelism.overlap_grad_reduce", "false", false,
+            "Estimate only: the data-parallel gradient reduction runs in buckets while the backward still computes "
+            "(Megatron-LM `--overlap-grad-reduce`); off, it starts after the stage's last backward kernel." },
+        { "parallelism.overlap_param_gather", "false", false,
+            "Estimate only: the ZeRO parameter all-gather after the optimizer hides behind the next iteration's "
+            "forward (Megatron-LM `--overlap-param-gather`); off, the iteration waits for it." },
+        { "parallelism.tp_comm_overlap", "false", false,
+            "Estimate only: tensor-parallel collectives are pipelined with the GEMMs they feed, in tp chunks "
+            "(Transformer Engine's `--tp-comm-overlap`), so one chunk in tp stays exposed; off, all of it." },
+        { "parallelism.overlap_p2p_comm", "false", false,
+            "Estimate only: pipeline sends run behind compute (Megatron-LM `--overlap-p2p-communication`); off, "
+            "the compute stream waits for each send to finish, as Megatron-LM's blocking send/recv do." },
+        { "cluster.kernel_launch_us", "2", false,
+            "Gap between two consecutive kernels on a GPU, microseconds, added to every compute node." },
+        { "cluster.preset", "", false,
+            "A whole cluster: `dgx-a100` (Selene), `dgx-h100`, `dgx-h200` or `gb200-nvl72`. It sets every other "
+            "cluster key; keys given next to it override its figures. Empty: the keys (their defaults are a "
+            "DGX H100)." },
         { "cluster.gpu", "h100-sxm", false,
             "GPU preset for the step-time estimate: `a100-80gb`, `b200`, `h100-sxm` or `h200` (peak FLOP/s per "
             "dtype, HBM size and bandwidth)." },
         { "cluster.gpus_per_node", "8", false,
             "GPUs per node, filled by consecutive ranks; a group within one node uses the intra-node bandwidth." },
-        { "cluster.intra_node_bandwidth_gbps", "900", false, "Bandwidth per GPU within a node, GB/s (NVLink)." },
-        { "cluster.inter_node_bandwidth_gbps", "400", false, "Bandwidth per GPU across nodes, GB/s." },
+        { "cluster.intra_node_bandwidth_gbps", "450", false,
+            "Bandwidth per GPU and direction within a node, GB/s (NVLink: a datasheet's bidirectional figure / 2)." },
+        { "cluster.inter_node_bandwidth_gbps", "50", false,
+            "Bandwidth per GPU and direction across nodes, GB/s (its NIC: 400 Gb/s = 50 GB/s)." },
+        { "cluster.intra_node_efficiency", "0.8", false,
+            "Fraction of the intra-node bandwidth a large collective reaches (nccl-tests' bus bandwidth / link)." },
+        { "cluster.inter_node_efficiency", "0.9", false,
+            "Fraction of the inter-node bandwidth a large collective or pipeline transfer reaches." },
+        { "cluster.intra_node_latency_us", "5", false,
+            "Latency of one communication step within a node, microseconds; a collective among n GPUs takes "
+            "ceil(log2 n) steps (NCCL's tree for small messages), a send one." },
+        { "cluster.inter_node_latency_us", "10", false,
+            "Latency of one communication step across nodes, microseconds." },
+        { "cluster.gemm_efficiency", "0", false,
+            "Fraction of dense peak a large GEMM reaches (before tile, wave and K-depth losses); 0 = the GPU "
+            "preset's measured figure." },
+        { "cluster.attention_efficiency", "0", false,
+            "Fraction of dense peak of the FlashAttention forward (the backward keeps the preset's ratio to it); "
+            "0 = the GPU preset's figure." },
+        { "cluster.hbm_efficiency", "0", false,
+            "Fraction of HBM bandwidth a memory-bound kernel (norms, activations, softmax, optimizer) reaches; 0 = "
+            "the GPU preset's figure." },
     };
     return keys;
 }

@@ -2,6 +2,7 @@
 #include "config/configloader.h"
 
 #include "config/boundedfile.h"
+#include "config/clusterpresets.h"
 #include "config/configlocations.h"
 #include "config/confignode.h"
 #include "config/configvalidator.h"
@@ -39,12 +40,14 @@ namespace {
         "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "first_dense_layers", "mtp_modules",
         "moe_capacity_factor", "moe_routing_imbalance" };
     const std::vector<std::string_view> kTrainingKeys { "global_batch", "micro_batch", "precision", "optimizer",
-        "recompute", "main_grad_dtype", "grad_reduce_dtype" };
+        "recompute", "main_grad_dtype", "grad_reduce_dtype", "gradient_accumulation_fusion" };
     const std::vector<std::string_view> kParallelismKeys { "dp", "tp", "pp", "cp", "ep", "sequence_parallel", "zero",
         "schedule", "virtual_stages", "rank_order", "gradient_bucket_mb", "expert_tp", "first_stage_layers",
-        "last_stage_layers", "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split" };
-    const std::vector<std::string_view> kClusterKeys { "gpu", "gpus_per_node", "intra_node_bandwidth_gbps",
-        "inter_node_bandwidth_gbps" };
+        "last_stage_layers", "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split",
+        "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "overlap_p2p_comm" };
+    const std::vector<std::string_view> kClusterKeys { "preset", "gpu", "gpus_per_node", "intra_node_bandwidth_gbps",
+        "inter_node_bandwidth_gbps", "intra_node_efficiency", "inter_node_efficiency", "intra_node_latency_us",
+        "inter_node_latency_us", "kernel_launch_us", "gemm_efficiency", "attention_efficiency", "hbm_efficiency" };
 
     /// Names other tools use for our keys (Hugging Face config.json, Megatron-LM flags): suggested for unknown keys.
     const std::vector<std::pair<std::string_view, std::string_view>> kAliases {
@@ -631,6 +634,8 @@ namespace {
             readEnum(s.get("recompute"), "training.recompute", kRecomputes, t.recompute);
             readEnum(s.get("main_grad_dtype"), "training.main_grad_dtype", kPrecisions, t.mainGradDtype);
             readEnum(s.get("grad_reduce_dtype"), "training.grad_reduce_dtype", kPrecisions, t.gradReduceDtype);
+            readBool(s.get("gradient_accumulation_fusion"), "training.gradient_accumulation_fusion",
+                t.gradientAccumulationFusion);
         }
 
         void readParallelism(const Entry* sectionEntry, ParallelismConfig& p)
@@ -644,6 +649,10 @@ namespace {
             readInteger(s.get("cp"), "parallelism.cp", 1, p.cp);
             readInteger(s.get("ep"), "parallelism.ep", 1, p.ep);
             readBool(s.get("sequence_parallel"), "parallelism.sequence_parallel", p.sequenceParallel);
+            readBool(s.get("overlap_grad_reduce"), "parallelism.overlap_grad_reduce", p.overlapGradReduce);
+            readBool(s.get("overlap_param_gather"), "parallelism.overlap_param_gather", p.overlapParamGather);
+            readBool(s.get("tp_comm_overlap"), "parallelism.tp_comm_overlap", p.tpCommOverlap);
+            readBool(s.get("overlap_p2p_comm"), "parallelism.overlap_p2p_comm", p.overlapP2pComm);
             if (const Entry* zero = s.get("zero")) {
                 const std::vector<EnumName<int>> stages { { "0", 0 }, { "1", 1 }, { "2", 2 }, { "3", 3 } };
                 readEnum(zero, "parallelism.zero", stages, p.zero, false);
@@ -693,6 +702,13 @@ namespace {
             if (!sectionEntry)
                 return;
             const Section s = section(sectionEntry->value, "cluster", kClusterKeys);
+            // A preset fills every figure first; the keys given next to it override its figures.
+            if (const Entry* preset = s.get("preset"); preset && readString(preset, "cluster.preset", c.preset)) {
+                if (const ClusterConfig* figures = clusterPreset(c.preset))
+                    c = *figures;
+                else if (!c.preset.empty())
+                    error(preset->value.location, "cluster.preset", unknownClusterPresetText(c.preset));
+            }
             readString(s.get("gpu"), "cluster.gpu", c.gpu);
             readInteger(s.get("gpus_per_node"), "cluster.gpus_per_node", 1, c.gpusPerNode);
             const double maxBandwidth = std::numeric_limits<double>::max();
@@ -700,6 +716,22 @@ namespace {
                 " (GB/s)", c.intraNodeBandwidthGbps);
             readNumber(s.get("inter_node_bandwidth_gbps"), "cluster.inter_node_bandwidth_gbps", false, maxBandwidth,
                 " (GB/s)", c.interNodeBandwidthGbps);
+            const std::string fraction = " (a fraction, at most 1)";
+            readNumber(s.get("intra_node_efficiency"), "cluster.intra_node_efficiency", false, 1, fraction,
+                c.intraNodeEfficiency);
+            readNumber(s.get("inter_node_efficiency"), "cluster.inter_node_efficiency", false, 1, fraction,
+                c.interNodeEfficiency);
+            readNumber(s.get("intra_node_latency_us"), "cluster.intra_node_latency_us", true, 1e6, " (microseconds)",
+                c.intraNodeLatencyUs);
+            readNumber(s.get("inter_node_latency_us"), "cluster.inter_node_latency_us", true, 1e6, " (microseconds)",
+                c.interNodeLatencyUs);
+            readNumber(
+                s.get("kernel_launch_us"), "cluster.kernel_launch_us", true, 1e6, " (microseconds)", c.kernelLaunchUs);
+            const std::string orPreset = " (a fraction, at most 1; 0 = the GPU preset's)";
+            readNumber(s.get("gemm_efficiency"), "cluster.gemm_efficiency", true, 1, orPreset, c.gemmEfficiency);
+            readNumber(s.get("attention_efficiency"), "cluster.attention_efficiency", true, 1, orPreset,
+                c.attentionEfficiency);
+            readNumber(s.get("hbm_efficiency"), "cluster.hbm_efficiency", true, 1, orPreset, c.hbmEfficiency);
         }
 
         std::string m_fileName;

@@ -95,6 +95,7 @@ std::string toYaml(const Config& c)
     out += std::string("  recompute: ") + toString(t.recompute) + "\n";
     out += std::string("  main_grad_dtype: ") + toString(t.mainGradDtype) + "\n";
     out += std::string("  grad_reduce_dtype: ") + toString(t.gradReduceDtype) + "\n";
+    out += std::string("  gradient_accumulation_fusion: ") + boolText(t.gradientAccumulationFusion) + "\n";
     out += "parallelism:\n";
     out += "  dp: " + integer(p.dp) + "\n";
     out += "  tp: " + integer(p.tp) + "\n";
@@ -116,11 +117,25 @@ std::string toYaml(const Config& c)
     out += "  last_stage_layers: " + integer(p.lastStageLayers) + "\n";
     out += std::string("  account_for_embedding_in_pipeline_split: ") + boolText(p.embeddingInSplit) + "\n";
     out += std::string("  account_for_loss_in_pipeline_split: ") + boolText(p.lossInSplit) + "\n";
+    out += std::string("  overlap_grad_reduce: ") + boolText(p.overlapGradReduce) + "\n";
+    out += std::string("  overlap_param_gather: ") + boolText(p.overlapParamGather) + "\n";
+    out += std::string("  tp_comm_overlap: ") + boolText(p.tpCommOverlap) + "\n";
+    out += std::string("  overlap_p2p_comm: ") + boolText(p.overlapP2pComm) + "\n";
     out += "cluster:\n";
+    if (!cl.preset.empty())
+        out += "  preset: " + quoted(cl.preset) + "\n";
     out += "  gpu: " + quoted(cl.gpu) + "\n";
     out += "  gpus_per_node: " + integer(cl.gpusPerNode) + "\n";
     out += "  intra_node_bandwidth_gbps: " + formatNumber(cl.intraNodeBandwidthGbps) + "\n";
     out += "  inter_node_bandwidth_gbps: " + formatNumber(cl.interNodeBandwidthGbps) + "\n";
+    out += "  intra_node_efficiency: " + formatNumber(cl.intraNodeEfficiency) + "\n";
+    out += "  inter_node_efficiency: " + formatNumber(cl.interNodeEfficiency) + "\n";
+    out += "  intra_node_latency_us: " + formatNumber(cl.intraNodeLatencyUs) + "\n";
+    out += "  inter_node_latency_us: " + formatNumber(cl.interNodeLatencyUs) + "\n";
+    out += "  kernel_launch_us: " + formatNumber(cl.kernelLaunchUs) + "\n";
+    out += "  gemm_efficiency: " + formatNumber(cl.gemmEfficiency) + "\n";
+    out += "  attention_efficiency: " + formatNumber(cl.attentionEfficiency) + "\n";
+    out += "  hbm_efficiency: " + formatNumber(cl.hbmEfficiency) + "\n";
     return out;
 }
 

@@ -1,21 +1,88 @@
 // SPDX-License-Identifier: MIT
 #include "estimate/costmodel.h"
 
+#include "program/distributionplan.h"
+
 #include <algorithm>
+#include <cmath>
 
 namespace stagecraft {
 
+namespace {
+
+    double orPreset(double configured, double preset)
+    {
+        return configured > 0 ? configured : preset;
+    }
+
+    /// ceil(log2 n) communication steps of latency for a group of n > 1 (NCCL's tree depth for small messages).
+    double latencySteps(int64_t n)
+    {
+        return n <= 1 ? 0.0 : std::ceil(std::log2(static_cast<double>(n)));
+    }
+
+    /// Bytes each GPU sends over its link in a ring collective among n (the nccl-tests bus-bandwidth factors).
+    double ringVolume(CollectiveType type, double s, double n)
+    {
+        switch (type) {
+        case CollectiveType::AllReduce:
+            return 2 * (n - 1) / n * s;
+        case CollectiveType::AllGather:
+            return (n - 1) * s;
+        case CollectiveType::ReduceScatter:
+        case CollectiveType::AllToAll:
+            return (n - 1) / n * s;
+        }
+        return 0;
+    }
+
+    bool isDataParallelMask(AxisMask mask)
+    {
+        return (mask & ((1u << static_cast<int>(Axis::Ep)) | (1u << static_cast<int>(Axis::Edp)))) != 0;
+    }
+
+} // namespace
+
 HardwareRates hardwareRates(const Config& config, const GpuSpec& gpu, const EstimateOptions& options)
 {
+    const ClusterConfig& cl = config.cluster;
     HardwareRates r;
     r.peakFlops = gpu.peakFlops(config.training.precision);
-    r.computeEfficiency = options.computeEfficiency;
-    r.hbmBytesPerS = gpu.hbmBytesPerS;
-    r.intraNodeBytesPerS = config.cluster.intraNodeBandwidthGbps * 1e9;
-    r.interNodeBytesPerS = config.cluster.interNodeBandwidthGbps * 1e9;
-    r.intraNodeLatencyS = options.intraNodeLatencyS;
-    r.interNodeLatencyS = options.interNodeLatencyS;
+    r.kernels.gemm = orPreset(cl.gemmEfficiency, gpu.gemmEfficiency);
+    // An attention override scales the backward with it, keeping the preset's backward / forward ratio.
+    const double flashScale = cl.attentionEfficiency > 0 && gpu.flashForwardEfficiency > 0
+        ? cl.attentionEfficiency / gpu.flashForwardEfficiency
+        : 1.0;
+    r.kernels.flashForward = gpu.flashForwardEfficiency * flashScale;
+    r.kernels.flashBackward = std::min(1.0, gpu.flashBackwardEfficiency * flashScale);
+    r.kernels.hbm = orPreset(cl.hbmEfficiency, gpu.hbmEfficiency);
+    if (options.flatComputeEfficiency > 0) {
+        r.kernels.gemm = r.kernels.flashForward = r.kernels.flashBackward = options.flatComputeEfficiency;
+        r.kernels.hbm = 1;
+    }
+    r.computeEfficiency = r.kernels.gemm;
+    r.hbmBytesPerS = gpu.hbmBytesPerS * r.kernels.hbm;
+    r.intraNodeBytesPerS = cl.intraNodeBandwidthGbps * 1e9 * cl.intraNodeEfficiency;
+    r.interNodeBytesPerS = cl.interNodeBandwidthGbps * 1e9 * cl.interNodeEfficiency;
+    r.intraNodeLatencyS = cl.intraNodeLatencyUs * 1e-6;
+    r.interNodeLatencyS = cl.interNodeLatencyUs * 1e-6;
+    r.overlapGradReduce = config.parallelism.overlapGradReduce;
+    r.overlapParamGather = config.parallelism.overlapParamGather;
+    r.tpCommOverlap = config.parallelism.tpCommOverlap;
+    r.gradientAccumulationFusion = config.training.gradientAccumulationFusion;
+    r.overlapP2pComm = config.parallelism.overlapP2pComm;
+    r.kernelLaunchS = options.flatComputeEfficiency > 0 ? 0.0 : cl.kernelLaunchUs * 1e-6;
     return r;
+}
+
+HardwareRates withOpRates(
+    HardwareRates rates, const DistributionPlan& plan, const GpuSpec& gpu, const EstimateOptions& options)
+{
+    if (options.flatComputeEfficiency > 0 || !plan.graph)
+        return rates;
+    rates.opFlopRate =
+        std::make_shared<const std::vector<double>>(opFlopRates(plan, gpu, rates.peakFlops, rates.kernels));
+    return rates;
 }
 
 double computeTimeS(int64_t flops, int64_t bytes, const HardwareRates& rates)
@@ -31,22 +98,35 @@ double collectiveTimeS(CollectiveType type, int64_t commSizeBytes, int64_t group
 {
     if (groupSize <= 1)
         return 0;
-    const double n = static_cast<double>(groupSize);
+    return ringVolume(type, static_cast<double>(commSizeBytes), static_cast<double>(groupSize)) / bytesPerS + latencyS;
+}
+
+double hierarchicalCollectiveTimeS(
+    CollectiveType type, int64_t commSizeBytes, int64_t groupSize, int64_t perNode, const HardwareRates& r)
+{
+    if (groupSize <= 1)
+        return 0;
+    const int64_t k = std::clamp<int64_t>(perNode, 1, groupSize);
+    const int64_t a = std::max<int64_t>(1, groupSize / k);
     const double s = static_cast<double>(commSizeBytes);
-    double volume = 0; // bytes each GPU sends over its link
+    const double bi = r.intraNodeBytesPerS, be = r.interNodeBytesPerS;
+    if (a == 1)
+        return ringVolume(type, s, static_cast<double>(k)) / bi + latencySteps(k) * r.intraNodeLatencyS;
+    const double latency = latencySteps(k) * r.intraNodeLatencyS + latencySteps(a) * r.interNodeLatencyS;
+    if (k == 1)
+        return ringVolume(type, s, static_cast<double>(a)) / be + latency;
+    const double kd = static_cast<double>(k), ad = static_cast<double>(a), n = static_cast<double>(groupSize);
     switch (type) {
     case CollectiveType::AllReduce:
-        volume = 2 * (n - 1) / n * s;
-        break;
-    case CollectiveType::AllGather:
-        volume = (n - 1) * s;
-        break;
-    case CollectiveType::ReduceScatter:
+        return 2 * (kd - 1) / kd * s / bi + 2 * (ad - 1) / ad * (s / kd) / be + latency;
+    case CollectiveType::ReduceScatter: // S = the full input
+        return (kd - 1) / kd * s / bi + (ad - 1) / ad * (s / kd) / be + latency;
+    case CollectiveType::AllGather: // S = the input shard: across nodes first, then a * S within the node
+        return (ad - 1) * s / be + (kd - 1) * ad * s / bi + latency;
     case CollectiveType::AllToAll:
-        volume = (n - 1) / n * s;
-        break;
+        return std::max((n - kd) / n * s / be, (kd - 1) / n * s / bi) + latency;
     }
-    return volume / bytesPerS + latencyS;
+    return 0;
 }
 
 double p2pTimeS(int64_t bytes, double bytesPerS, double latencyS)
@@ -59,20 +139,25 @@ CommPlacement::CommPlacement(const Mesh& mesh, RankId rank, int64_t gpusPerNode)
     , m_rank(rank)
     , m_gpusPerNode(std::max<int64_t>(1, gpusPerNode))
 {
-    m_intra.fill(-1);
+    m_perNode.fill(0);
+}
+
+int64_t CommPlacement::membersPerNode(AxisMask mask) const
+{
+    int64_t& cached = m_perNode[mask & 31u];
+    if (cached == 0) {
+        const int64_t node = m_rank.value / m_gpusPerNode;
+        int64_t same = 0;
+        for (int64_t member : m_mesh->groupMembers(mask, m_mesh->groupIndex(mask, m_rank)))
+            same += member / m_gpusPerNode == node ? 1 : 0;
+        cached = std::max<int64_t>(1, same);
+    }
+    return cached;
 }
 
 bool CommPlacement::intraNode(AxisMask mask) const
 {
-    int8_t& cached = m_intra[mask & 31u];
-    if (cached < 0) {
-        const int64_t node = m_rank.value / m_gpusPerNode;
-        bool intra = true;
-        for (int64_t member : m_mesh->groupMembers(mask, m_mesh->groupIndex(mask, m_rank)))
-            intra = intra && member / m_gpusPerNode == node;
-        cached = intra ? 1 : 0;
-    }
-    return cached == 1;
+    return membersPerNode(mask) >= groupSize(mask);
 }
 
 bool CommPlacement::peerIntraNode(int32_t peerStage) const
@@ -81,16 +166,40 @@ bool CommPlacement::peerIntraNode(int32_t peerStage) const
     return peer.value / m_gpusPerNode == m_rank.value / m_gpusPerNode;
 }
 
+double unfusedAccumulationTimeS(const ProgramNode& node, const std::vector<Buffer>& buffers, const HardwareRates& rates)
+{
+    if (rates.gradientAccumulationFusion || node.kind != NodeKind::Compute || node.pass != Pass::Backward
+        || !(rates.hbmBytesPerS > 0))
+        return 0;
+    double bytes = 0;
+    for (int32_t w : node.writes)
+        if (w >= 0 && static_cast<size_t>(w) < buffers.size()
+            && buffers[static_cast<size_t>(w)].category == MemoryCategory::Gradients)
+            bytes += 3.0 * static_cast<double>(buffers[static_cast<size_t>(w)].bytes);
+    return bytes / rates.hbmBytesPerS;
+}
+
 double nodeTimeS(const ProgramNode& node, const HardwareRates& rates, const CommPlacement& placement, int32_t peerStage)
 {
     switch (node.kind) {
-    case NodeKind::Compute:
-        return computeTimeS(node.flops, node.bytes, rates);
+    case NodeKind::Compute: {
+        const std::vector<double>* table = rates.opFlopRate.get();
+        if (!table || node.op < 0 || static_cast<size_t>(node.op) >= table->size())
+            return computeTimeS(node.flops, node.bytes, rates) + rates.kernelLaunchS;
+        const double math = static_cast<double>(node.flops) / (*table)[static_cast<size_t>(node.op)];
+        const double memory = rates.hbmBytesPerS > 0 ? static_cast<double>(node.bytes) / rates.hbmBytesPerS : 0.0;
+        return std::max(math, memory) + rates.kernelLaunchS;
+    }
     case NodeKind::Collective: {
-        const bool intra = placement.intraNode(node.mask);
-        return collectiveTimeS(node.collective, node.bytes, placement.groupSize(node.mask),
-            intra ? rates.intraNodeBytesPerS : rates.interNodeBytesPerS,
-            intra ? rates.intraNodeLatencyS : rates.interNodeLatencyS);
+        const int64_t n = placement.groupSize(node.mask);
+        double t =
+            hierarchicalCollectiveTimeS(node.collective, node.bytes, n, placement.membersPerNode(node.mask), rates);
+        // Transformer Engine's overlap splits a TP collective into n chunks pipelined with the GEMM it feeds: one
+        // chunk stays exposed.
+        if (rates.tpCommOverlap && node.microBatch >= 0 && !isDataParallelMask(node.mask)
+            && node.collective != CollectiveType::AllToAll)
+            t /= static_cast<double>(std::max<int64_t>(1, n));
+        return t;
     }
     case NodeKind::Send: {
         const bool intra = placement.peerIntraNode(peerStage);

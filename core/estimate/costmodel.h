@@ -2,42 +2,58 @@
 #pragma once
 
 #include "estimate/gpuspec.h"
+#include "estimate/kernelmodel.h"
 #include "mesh/mesh.h"
 #include "program/program.h"
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace stagecraft {
 
-/// Knobs of the step-time estimate that the config does not hold. Plain value type.
+struct DistributionPlan;
+
+/// Knobs of the step-time estimate that the config does not hold. Plain value type. (The kernel efficiencies,
+/// bandwidths, efficiencies of the links, latencies and overlaps are config keys: cluster.*, parallelism.overlap_*.)
 struct EstimateOptions
 {
-    /// Fraction of the dense peak FLOP/s that compute kernels reach. An assumption, not a measurement: large
-    /// transformer GEMMs reach well over half of peak, whole iterations 40-55 % MFU (Narayanan et al. 2021,
-    /// Table 1: 44-52 % of peak on A100s), and this factor is applied to every compute node.
-    double computeEfficiency = 0.5;
-    /// Fixed cost added to every collective and point-to-point transfer (seconds): kernel launch plus
-    /// synchronization. Assumed values of the order NCCL shows for small messages (a few microseconds over
-    /// NVLink, about ten across an InfiniBand hop); not measured here.
-    double intraNodeLatencyS = 5e-6;
-    double interNodeLatencyS = 10e-6;
+    /// When > 0, every compute kernel runs at this fraction of peak instead of the per-kernel model (a flat
+    /// roofline, as ASTRA-sim's analytical backend computes): for comparisons with such simulators.
+    double flatComputeEfficiency = 0;
 };
 
-/// The resolved hardware rates one estimate uses. Bandwidths in bytes/s; FLOP/s dense.
+/// The resolved hardware rates one estimate uses. Bandwidths in bytes/s as achieved (the link times its
+/// efficiency); FLOP/s dense.
 struct HardwareRates
 {
     double peakFlops = 0; ///< dense peak of the training precision
-    double computeEfficiency = 0.5;
-    double hbmBytesPerS = 0;
-    double intraNodeBytesPerS = 0; ///< cluster.intra_node_bandwidth_gbps * 1e9
-    double interNodeBytesPerS = 0; ///< cluster.inter_node_bandwidth_gbps * 1e9
-    double intraNodeLatencyS = 0;
+    double computeEfficiency = 0.5; ///< of a large GEMM (the per-op rates refine it)
+    KernelEfficiency kernels;
+    double hbmBytesPerS = 0; ///< HBM bandwidth as a memory-bound kernel reaches it (datasheet * kernels.hbm)
+    double intraNodeBytesPerS = 0; ///< cluster.intra_node_bandwidth_gbps * 1e9 * intra_node_efficiency
+    double interNodeBytesPerS = 0; ///< cluster.inter_node_bandwidth_gbps * 1e9 * inter_node_efficiency
+    double intraNodeLatencyS = 0; ///< per communication step
     double interNodeLatencyS = 0;
+    bool overlapGradReduce = false;
+    bool overlapParamGather = false;
+    bool tpCommOverlap = false;
+    bool gradientAccumulationFusion = true;
+    bool overlapP2pComm = false;
+    double kernelLaunchS = 0; ///< added to every compute node
+    /// FLOP/s of each op of the plan's graph (opFlopRates()); empty = every compute kernel at
+    /// peakFlops * computeEfficiency. Shared: a sweep's threads read one table per plan.
+    std::shared_ptr<const std::vector<double>> opFlopRate;
 };
 
-/// Rates for `config` (its precision and cluster section) on `gpu` with `options`.
+/// Rates for `config` (its precision, cluster and overlap keys) on `gpu` with `options`; without per-op rates
+/// (see withOpRates()).
 HardwareRates hardwareRates(const Config& config, const GpuSpec& gpu, const EstimateOptions& options);
+
+/// `rates` with the per-op FLOP/s of `plan` (opFlopRates()), unless options asked for a flat efficiency.
+HardwareRates withOpRates(
+    HardwareRates rates, const DistributionPlan& plan, const GpuSpec& gpu, const EstimateOptions& options);
 
 /// Roofline time of a compute kernel: max(flops / (peak * efficiency), bytes / HBM bandwidth), seconds.
 double computeTimeS(int64_t flops, int64_t bytes, const HardwareRates& rates);
@@ -51,6 +67,17 @@ double computeTimeS(int64_t flops, int64_t bytes, const HardwareRates& rates);
 /// A group of one member costs nothing.
 double collectiveTimeS(
     CollectiveType type, int64_t commSizeBytes, int64_t groupSize, double bytesPerS, double latencyS);
+
+/// A collective as NCCL runs it over a group of `groupSize` GPUs, `perNode` of them in each node:
+/// - within one node (perNode == groupSize) or one GPU per node (perNode == 1): the ring above over NVLink or
+///   the network (one NIC per GPU, rail-optimized), plus ceil(log2 n) latency steps (NCCL's tree for small
+///   messages);
+/// - spanning a nodes with k > 1 GPUs each: hierarchically, the k GPUs of a node on NVLink and the k rails in
+///   parallel across nodes. All-reduce: reduce-scatter in the node (S), all-reduce across nodes (S / k per rail),
+///   all-gather in the node; reduce-scatter and all-gather: the halves of that; all-to-all: the (n - k) / n of S
+///   bound for other nodes over the NIC while the (k - 1) / n stay on NVLink, whichever takes longer.
+double hierarchicalCollectiveTimeS(
+    CollectiveType type, int64_t commSizeBytes, int64_t groupSize, int64_t perNode, const HardwareRates& rates);
 
 /// A point-to-point transfer of `bytes`: bytes / B + latency, seconds.
 double p2pTimeS(int64_t bytes, double bytesPerS, double latencyS);
@@ -69,6 +96,8 @@ public:
     }
     /// True when every member of `rank`'s group of `mask` is in `rank`'s node.
     bool intraNode(AxisMask mask) const;
+    /// Members of `rank`'s group of `mask` that share `rank`'s node.
+    int64_t membersPerNode(AxisMask mask) const;
     /// True when the rank of pipeline stage `peerStage` with `rank`'s other coordinates is in `rank`'s node.
     bool peerIntraNode(int32_t peerStage) const;
 
@@ -76,8 +105,15 @@ private:
     const Mesh* m_mesh;
     RankId m_rank;
     int64_t m_gpusPerNode;
-    mutable std::array<int8_t, 32> m_intra; ///< -1 unknown, 0 inter, 1 intra
+    mutable std::array<int64_t, 32> m_perNode; ///< 0 unknown
 };
+
+/// Without gradient-accumulation fusion, the kernel that adds a backward node's weight gradients into the main
+/// gradient after it: it reads the new gradient and the main gradient and writes the main gradient back (3x the
+/// gradient buffers the node writes, at HBM speed; Megatron-LM 2021's `param.main_grad.add_(param.grad)`).
+/// 0 with fusion, for nodes that write no gradient, and outside the backward.
+double unfusedAccumulationTimeS(
+    const ProgramNode& node, const std::vector<Buffer>& buffers, const HardwareRates& rates);
 
 /// Duration of one program node on the rank of `placement` (seconds). Recv nodes take 0: the matching send
 /// carries the transfer. `peerStage` overrides node.peerStage for placement (used when a reduced program stands

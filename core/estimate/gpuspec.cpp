@@ -103,6 +103,32 @@ std::optional<GpuSpec> parseGpuSpec(std::string_view yamlText, std::string& erro
         spec.fp8Flops = fp8 * 1e12;
         spec.hbmBytes = static_cast<int64_t>(std::llround(hbmGib * 1073741824.0));
         spec.hbmBytesPerS = hbmGbps * 1e9;
+        const YAML::Node kernels = root["kernels"];
+        if (!kernels || !kernels.IsMap()) {
+            error = "missing mapping kernels";
+            return std::nullopt;
+        }
+        double sm = 0, tile = 0, kOverhead = 0;
+        if (!readNumber(kernels, "sm_count", true, sm, error) || !readNumber(kernels, "gemm_tile", true, tile, error)
+            || !readNumber(kernels, "gemm_k_overhead", true, kOverhead, error)
+            || !readNumber(kernels, "gemm_efficiency", true, spec.gemmEfficiency, error)
+            || !readNumber(kernels, "flash_forward_efficiency", true, spec.flashForwardEfficiency, error)
+            || !readNumber(kernels, "flash_backward_efficiency", true, spec.flashBackwardEfficiency, error)
+            || !readNumber(kernels, "hbm_efficiency", true, spec.hbmEfficiency, error))
+            return std::nullopt;
+        for (double f :
+            { spec.gemmEfficiency, spec.flashForwardEfficiency, spec.flashBackwardEfficiency, spec.hbmEfficiency })
+            if (!(f > 0 && f <= 1)) {
+                error = "kernels: efficiencies must be in (0, 1]";
+                return std::nullopt;
+            }
+        if (sm < 1 || sm > 1e6 || tile < 1 || tile > 4096 || kOverhead > 1e6) {
+            error = "kernels: sm_count and gemm_tile must be positive (and plausible)";
+            return std::nullopt;
+        }
+        spec.smCount = static_cast<int64_t>(sm);
+        spec.gemmTile = static_cast<int64_t>(tile);
+        spec.gemmKOverhead = static_cast<int64_t>(kOverhead);
         return spec;
     } catch (const YAML::Exception& e) {
         error = e.what();

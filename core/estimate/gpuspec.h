@@ -27,6 +27,15 @@ struct GpuSpec
     int64_t hbmBytes = 0; ///< capacity in bytes (the datasheet's GB read as GiB)
     double hbmBytesPerS = 0; ///< memory bandwidth in bytes/s (the datasheet's GB/s = 1e9 bytes/s)
 
+    // Kernel efficiencies of the step-time estimate (the preset file's `kernels:` section cites each).
+    int64_t smCount = 0; ///< streaming multiprocessors: one GEMM tile runs on each at a time (wave quantization)
+    int64_t gemmTile = 128; ///< side of the output tile of a large GEMM kernel (tile quantization)
+    int64_t gemmKOverhead = 64; ///< K-depth a GEMM loses to its prologue and epilogue (efficiency K / (K + this))
+    double gemmEfficiency = 0; ///< fraction of dense peak the best large GEMM reaches
+    double flashForwardEfficiency = 0; ///< fraction of dense peak of the FlashAttention forward kernel
+    double flashBackwardEfficiency = 0; ///< of its backward kernel
+    double hbmEfficiency = 0; ///< fraction of HBM bandwidth a memory-bound kernel reaches
+
     /// Dense peak FLOP/s for the compute dtype of `precision` (fp32 -> FP32 without tensor cores; fp16/bf16 ->
     /// the tensor-core figure). 0 when undefined.
     double peakFlops(Precision precision) const;
@@ -40,8 +49,9 @@ std::optional<GpuSpec> gpuPreset(std::string_view name);
 std::string unknownGpuMessage(std::string_view name);
 
 /// Parses one GPU preset document (the format of resources/gpus/*.yaml: name, dense_tflops.{fp32,tf32,bf16,
-/// fp16,fp8}, hbm_gib, hbm_bandwidth_gbps). Returns nullopt and sets `error` on malformed or missing fields.
-/// Never throws.
+/// fp16,fp8}, hbm_gib, hbm_bandwidth_gbps, kernels.{sm_count, gemm_tile, gemm_k_overhead, gemm_efficiency,
+/// flash_forward_efficiency, flash_backward_efficiency, hbm_efficiency}). Returns nullopt and sets `error` on malformed
+/// or missing fields. Never throws.
 std::optional<GpuSpec> parseGpuSpec(std::string_view yamlText, std::string& error);
 
 } // namespace stagecraft

@@ -161,6 +161,17 @@ namespace {
         return n.microBatch < 0 && n.pass != Pass::Optimizer;
     }
 
+    bool isDataParallelCollective(const ProgramNode& n)
+    {
+        return n.kind == NodeKind::Collective && (n.mask & kDpMask) != 0 && n.collective != CollectiveType::AllToAll;
+    }
+
+    /// The once-per-iteration gradient reduction, which without overlap_grad_reduce waits for the backward's end.
+    bool isDeferredReduction(const ProgramNode& n)
+    {
+        return isDataParallelCollective(n) && n.pass == Pass::Backward && n.microBatch < 0;
+    }
+
     bool profileStage(const DistributionPlan& plan, int32_t sigma, const ReducedShape& shape, const Mesh& realMesh,
         const HardwareRates& rates, int64_t gpusPerNode, StageProfile& out, int64_t& nodeCount, std::string& error)
     {
@@ -210,7 +221,8 @@ namespace {
         std::vector<double> duration(n);
         for (size_t i = 0; i < n; ++i) {
             const ProgramNode& node = program.nodes[i];
-            duration[i] = nodeTimeS(node, rates, placement, node.kind == NodeKind::Send ? realPeer(node.peerStage) : 0);
+            duration[i] = nodeTimeS(node, rates, placement, node.kind == NodeKind::Send ? realPeer(node.peerStage) : 0)
+                + unfusedAccumulationTimeS(node, program.buffers, rates);
         }
 
         // Memory bookkeeping: bytes of the iteration reduction's own buffers alive at each node (subtracted for the
@@ -267,9 +279,22 @@ namespace {
         auto simulateUnit = [&](uint32_t unit, bool regular, double commFreeAt, double recvAt, UnitProfile* prof) {
             Ends ends;
             ++pass;
-            double streamFree[2] = { 0.0, commFreeAt };
-            double peak = 0;
-            for (uint32_t i : nodesOf[unit]) {
+            // Streams as estimateStep() has them: compute (with blocking sends), collectives (with overlapped
+            // sends), data-parallel collectives. Without overlap_grad_reduce the once-per-iteration reduction waits
+            // for the unit's last backward kernel: those nodes run after the rest of the unit.
+            double streamFree[3] = { 0.0, commFreeAt, commFreeAt };
+            double peak = 0, lastBackwardEnd = 0;
+            std::vector<uint32_t> order;
+            order.reserve(nodesOf[unit].size());
+            for (uint32_t i : nodesOf[unit])
+                if (rates.overlapGradReduce || !isDeferredReduction(program.nodes[i]))
+                    order.push_back(i);
+            const size_t immediate = order.size();
+            for (uint32_t i : nodesOf[unit])
+                if (!rates.overlapGradReduce && isDeferredReduction(program.nodes[i]))
+                    order.push_back(i);
+            for (size_t position = 0; position < order.size(); ++position) {
+                const uint32_t i = order[position];
                 const ProgramNode& node = program.nodes[i];
                 if (regular && isIterationReduction(node))
                     continue;
@@ -296,15 +321,24 @@ namespace {
                     finish[i] = std::max(ready, recvAt);
                     continue;
                 }
-                const int s = node.kind == NodeKind::Compute ? 0 : 1;
+                // A blocking send (no overlap_p2p_comm) holds the compute stream, as in estimateStep().
+                const bool onCompute =
+                    node.kind == NodeKind::Compute || (node.kind == NodeKind::Send && !rates.overlapP2pComm);
+                const int s = onCompute ? 0 : isDataParallelCollective(node) ? 2 : 1;
+                if (position >= immediate)
+                    ready = std::max(ready, lastBackwardEnd);
                 const double start = std::max(ready, streamFree[s]);
                 finish[i] = start + duration[i];
                 streamFree[s] = finish[i];
-                if (s == 0) {
+                if (node.kind == NodeKind::Compute && node.pass == Pass::Backward)
+                    lastBackwardEnd = std::max(lastBackwardEnd, finish[i]);
+                // With overlap_param_gather the gathers after the optimizer hide behind the next forward.
+                const bool hidden =
+                    rates.overlapParamGather && node.pass == Pass::Optimizer && node.kind == NodeKind::Collective;
+                if (s == 0)
                     ends.compute = std::max(ends.compute, finish[i]);
-                    continue;
-                }
-                ends.comm = std::max(ends.comm, finish[i]);
+                else if (!hidden)
+                    ends.comm = std::max(ends.comm, finish[i]);
                 if (node.kind == NodeKind::Send) {
                     ends.output = std::max(ends.output, finish[i]);
                     if (prof) {
@@ -486,9 +520,11 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                 plan = plans ? plans->store(reduced, std::move(*local)) : &*local;
             }
             profiles.assign(static_cast<size_t>(shape.pr), StageProfile {});
+            // The reduced plan's ops have the real plan's local shapes, so its per-op kernel rates are the real ones.
+            const HardwareRates planRates = withOpRates(rates, *plan, gpu, options);
             for (int32_t sigma = 0; sigma < shape.pr; ++sigma)
                 if ((onlyType < 0 || sigma == onlyType)
-                    && !profileStage(*plan, sigma, shape, realMesh, rates, config.cluster.gpusPerNode,
+                    && !profileStage(*plan, sigma, shape, realMesh, planRates, config.cluster.gpusPerNode,
                         profiles[static_cast<size_t>(sigma)], nodes, error))
                     return false;
             return true;

@@ -2,6 +2,7 @@
 #include "estimate/stepestimate.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <unordered_map>
 
 namespace stagecraft {
@@ -12,22 +13,51 @@ namespace {
     enum Stream : uint8_t
     {
         ComputeStream,
-        CommStream,
+        CommStream, ///< tensor, context and expert parallel collectives
+        DpStream, ///< data-parallel gradient reductions and parameter gathers (their own communicator and stream)
+        P2pStream, ///< pipeline sends (Megatron-LM's batched isend/irecv)
         NoStream
     };
+    constexpr int kStreams = 4;
 
-    Stream streamOf(NodeKind kind)
+    bool isDataParallel(const ProgramNode& n)
     {
-        switch (kind) {
+        constexpr AxisMask dp = (1u << static_cast<int>(Axis::Ep)) | (1u << static_cast<int>(Axis::Edp));
+        return n.kind == NodeKind::Collective && (n.mask & dp) != 0 && n.collective != CollectiveType::AllToAll;
+    }
+
+    /// The stream `n` occupies. Blocking pipeline sends (no overlap_p2p_comm) hold the compute stream, as
+    /// Megatron-LM's schedule waits for send/recv before its next compute.
+    Stream streamOf(const ProgramNode& n, bool overlapP2p)
+    {
+        switch (n.kind) {
         case NodeKind::Compute:
             return ComputeStream;
         case NodeKind::Collective:
+            return isDataParallel(n) ? DpStream : CommStream;
         case NodeKind::Send:
-            return CommStream;
+            return overlapP2p ? P2pStream : ComputeStream;
         case NodeKind::Recv:
             return NoStream;
         }
         return NoStream;
+    }
+
+    ScheduleStream scheduleStreamOf(Stream s)
+    {
+        switch (s) {
+        case ComputeStream:
+            return ScheduleStream::Compute;
+        case CommStream:
+            return ScheduleStream::Communication;
+        case DpStream:
+            return ScheduleStream::DataParallel;
+        case P2pStream:
+            return ScheduleStream::PointToPoint;
+        case NoStream:
+            break;
+        }
+        return ScheduleStream::None;
     }
 
     uint64_t p2pKey(int32_t srcStage, int32_t dstStage, int32_t tag)
@@ -90,6 +120,37 @@ std::optional<GpuSpec> gpuForConfig(const Config& config, std::string& error)
     return gpu;
 }
 
+EstimateAssumptions assumptionsOf(const HardwareRates& r)
+{
+    EstimateAssumptions a;
+    a.gemmEfficiency = r.kernels.gemm;
+    a.flashForwardEfficiency = r.kernels.flashForward;
+    a.flashBackwardEfficiency = r.kernels.flashBackward;
+    a.hbmEfficiency = r.kernels.hbm;
+    a.intraNodeGBps = r.intraNodeBytesPerS / 1e9;
+    a.interNodeGBps = r.interNodeBytesPerS / 1e9;
+    a.intraNodeLatencyUs = r.intraNodeLatencyS * 1e6;
+    a.interNodeLatencyUs = r.interNodeLatencyS * 1e6;
+    a.overlapGradReduce = r.overlapGradReduce;
+    a.overlapParamGather = r.overlapParamGather;
+    a.tpCommOverlap = r.tpCommOverlap;
+    return a;
+}
+
+std::string assumptionsText(const EstimateAssumptions& a)
+{
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+        "kernels: GEMM %.2f of peak (less tile, wave and K-depth losses), FlashAttention forward %.2f / backward "
+        "%.2f, memory-bound kernels %.2f of HBM bandwidth\n"
+        "links: %.4g GB/s per GPU in a node, %.4g GB/s across nodes (achieved), %.3g / %.3g us a step; overlap: "
+        "grad reduce %s, param gather %s, TP comm %s\n",
+        a.gemmEfficiency, a.flashForwardEfficiency, a.flashBackwardEfficiency, a.hbmEfficiency, a.intraNodeGBps,
+        a.interNodeGBps, a.intraNodeLatencyUs, a.interNodeLatencyUs, a.overlapGradReduce ? "on" : "off",
+        a.overlapParamGather ? "on" : "off", a.tpCommOverlap ? "on" : "off");
+    return buf;
+}
+
 const char* toString(ScheduleStream s)
 {
     switch (s) {
@@ -97,6 +158,10 @@ const char* toString(ScheduleStream s)
         return "compute";
     case ScheduleStream::Communication:
         return "communication";
+    case ScheduleStream::DataParallel:
+        return "data-parallel";
+    case ScheduleStream::PointToPoint:
+        return "point-to-point";
     case ScheduleStream::None:
         return "none";
     }
@@ -107,13 +172,13 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
     std::string& error, EstimateSchedule* schedule)
 {
     try {
-        const HardwareRates rates = hardwareRates(result.config, gpu, options);
+        const HardwareRates rates = withOpRates(hardwareRates(result.config, gpu, options), *result.plan, gpu, options);
         if (!(rates.peakFlops > 0)) {
             error =
                 "GPU " + gpu.name + " has no peak FLOP/s for precision " + toString(result.config.training.precision);
             return false;
         }
-        if (!(options.computeEfficiency > 0) || !(rates.intraNodeBytesPerS > 0) || !(rates.interNodeBytesPerS > 0)) {
+        if (!(rates.computeEfficiency > 0) || !(rates.intraNodeBytesPerS > 0) || !(rates.interNodeBytesPerS > 0)) {
             error = "compute efficiency and bandwidths must be positive";
             return false;
         }
@@ -134,16 +199,21 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
         // Node times, streams, stream predecessors and the send feeding each recv.
         std::vector<double> duration(total, 0.0);
         std::vector<uint32_t> streamPrev(total, kNone), matchedSend(total, kNone);
+        // Without --overlap-grad-reduce the per-iteration gradient reduction waits for the stage's backward to end.
+        std::vector<uint32_t> lastBackward(classCount, kNone);
         std::unordered_map<uint64_t, uint32_t> sends;
         for (size_t c = 0; c < classCount; ++c) {
             const ClassProgram& program = result.classes[c];
             const CommPlacement placement(result.mesh(), program.exampleRank, result.config.cluster.gpusPerNode);
-            uint32_t last[2] = { kNone, kNone };
+            uint32_t last[kStreams] = { kNone, kNone, kNone, kNone };
             for (size_t i = 0; i < program.nodes.size(); ++i) {
                 const ProgramNode& n = program.nodes[i];
                 const uint32_t g = static_cast<uint32_t>(offset[c] + i);
-                duration[g] = nodeTimeS(n, rates, placement, n.peerStage);
-                const Stream s = streamOf(n.kind);
+                duration[g] =
+                    nodeTimeS(n, rates, placement, n.peerStage) + unfusedAccumulationTimeS(n, program.buffers, rates);
+                if (n.kind == NodeKind::Compute && n.pass == Pass::Backward)
+                    lastBackward[c] = g;
+                const Stream s = streamOf(n, rates.overlapP2pComm);
                 if (s != NoStream) {
                     streamPrev[g] = last[s];
                     last[s] = g;
@@ -184,6 +254,9 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
                         fn(streamPrev[g], g);
                     if (matchedSend[g] != kNone)
                         fn(matchedSend[g], g);
+                    if (!rates.overlapGradReduce && lastBackward[c] != kNone && lastBackward[c] > g
+                        && n.pass == Pass::Backward && n.microBatch < 0 && isDataParallel(n))
+                        fn(lastBackward[c], g);
                 }
             }
         };
@@ -236,6 +309,7 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
         est.gpu = gpu.name;
         est.peakFlops = rates.peakFlops;
         est.computeEfficiency = rates.computeEfficiency;
+        est.assumptions = assumptionsOf(rates);
         for (size_t c = 0; c < classCount; ++c) {
             const ClassProgram& program = result.classes[c];
             for (size_t i = 0; i < program.nodes.size(); ++i) {
@@ -253,19 +327,36 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
             for (size_t i = 0; i < program.nodes.size(); ++i) {
                 const size_t g = offset[c] + i;
                 const ProgramNode& n = program.nodes[i];
-                ce.stepTimeS = std::max(ce.stepTimeS, finish[g]);
-                const Stream s = streamOf(n.kind);
-                if (s == NoStream || duration[g] <= 0)
+                // With --overlap-param-gather the parameter all-gather after the optimizer runs behind the next
+                // iteration's forward: it does not end this one.
+                const bool hidden =
+                    rates.overlapParamGather && n.pass == Pass::Optimizer && n.kind == NodeKind::Collective;
+                if (!hidden)
+                    ce.stepTimeS = std::max(ce.stepTimeS, finish[g]);
+                if (n.kind == NodeKind::Recv || duration[g] <= 0)
                     continue;
-                (s == ComputeStream ? ce.computeTimeS : ce.communicationTimeS) += duration[g];
+                // Compute and communication by what a node does, whichever stream it holds (a blocking send
+                // holds the compute stream but is communication).
+                const bool isCompute = n.kind == NodeKind::Compute;
+                (isCompute ? ce.computeTimeS : ce.communicationTimeS) += duration[g];
                 const double start = finish[g] - duration[g];
-                if (s == ComputeStream && !compute.empty() && start <= compute.back().second)
+                if (isCompute && !compute.empty() && start <= compute.back().second)
                     compute.back().second = std::max(compute.back().second, finish[g]); // back to back: one span
                 else
-                    (s == ComputeStream ? compute : comm).emplace_back(start, finish[g]);
-                if (n.kind == NodeKind::Compute)
+                    (isCompute ? compute : comm).emplace_back(start, finish[g]);
+                if (isCompute)
                     ce.flops += static_cast<double>(n.flops);
             }
+            // Three communication streams overlap one another: their union, as sorted disjoint spans.
+            std::sort(comm.begin(), comm.end());
+            std::vector<std::pair<double, double>> merged;
+            for (const auto& span : comm) {
+                if (!merged.empty() && span.first <= merged.back().second)
+                    merged.back().second = std::max(merged.back().second, span.second);
+                else
+                    merged.push_back(span);
+            }
+            comm = std::move(merged);
             ce.exposedCommunicationS = uncoveredTime(comm, compute);
             if (est.pipelineTimeS > 0)
                 ce.bubbleFraction = 1.0 - unionTime(compute, comm, est.pipelineTimeS) / est.pipelineTimeS;
@@ -293,11 +384,10 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
                 nodes.resize(program.nodes.size());
                 for (size_t i = 0; i < program.nodes.size(); ++i) {
                     const size_t g = offset[c] + i;
-                    const Stream s = streamOf(program.nodes[i].kind);
                     nodes[i] = { static_cast<uint32_t>(i), start[g], finish[g],
-                        s == ComputeStream    ? ScheduleStream::Compute
-                            : s == CommStream ? ScheduleStream::Communication
-                                              : ScheduleStream::None };
+                        program.nodes[i].kind == NodeKind::Send
+                            ? ScheduleStream::PointToPoint
+                            : scheduleStreamOf(streamOf(program.nodes[i], rates.overlapP2pComm)) };
                 }
             }
             *schedule = std::move(filled);
@@ -321,6 +411,14 @@ nlohmann::ordered_json estimateJson(const StepEstimate& e)
     j["mfu"] = e.mfu;
     j["hfu"] = e.hfu;
     j["tokens_per_s"] = e.tokensPerS;
+    const EstimateAssumptions& a = e.assumptions;
+    j["assumptions"] = { { "gemm_efficiency", a.gemmEfficiency },
+        { "flash_forward_efficiency", a.flashForwardEfficiency },
+        { "flash_backward_efficiency", a.flashBackwardEfficiency }, { "hbm_efficiency", a.hbmEfficiency },
+        { "intra_node_gbps", a.intraNodeGBps }, { "inter_node_gbps", a.interNodeGBps },
+        { "intra_node_latency_us", a.intraNodeLatencyUs }, { "inter_node_latency_us", a.interNodeLatencyUs },
+        { "overlap_grad_reduce", a.overlapGradReduce }, { "overlap_param_gather", a.overlapParamGather },
+        { "tp_comm_overlap", a.tpCommOverlap } };
     nlohmann::ordered_json classes = nlohmann::ordered_json::array();
     for (const ClassEstimate& c : e.classes)
         classes.push_back({ { "stage", c.stage }, { "step_time_s", c.stepTimeS }, { "compute_time_s", c.computeTimeS },

@@ -28,12 +28,36 @@ struct ClassEstimate
     double flops = 0; ///< FLOPs of one rank of the class (incl. recompute), for HFU
 };
 
+/// What an estimate assumed: the rates and switches in force, for the report and the Overview to state.
+struct EstimateAssumptions
+{
+    double gemmEfficiency = 0; ///< of a large GEMM; tile, wave and K-depth losses come on top
+    double flashForwardEfficiency = 0;
+    double flashBackwardEfficiency = 0;
+    double hbmEfficiency = 0;
+    double intraNodeGBps = 0; ///< achieved: link * efficiency
+    double interNodeGBps = 0;
+    double intraNodeLatencyUs = 0;
+    double interNodeLatencyUs = 0;
+    bool overlapGradReduce = false;
+    bool overlapParamGather = false;
+    bool tpCommOverlap = false;
+};
+
+/// The assumptions of `rates`.
+EstimateAssumptions assumptionsOf(const HardwareRates& rates);
+
+/// Two lines of text: "kernels: GEMM 0.86 of peak (less tile/wave/K losses), FlashAttention fwd 0.60 / bwd 0.50,
+/// memory-bound 0.85 of HBM" and "links: 207 GB/s in a node, 22.5 GB/s across (5 / 10 us a step); overlap: ...".
+std::string assumptionsText(const EstimateAssumptions& a);
+
 /// The step-time estimate of one synthesized plan.
 struct StepEstimate
 {
     std::string gpu;
     double peakFlops = 0; ///< dense peak of the training precision, per GPU
-    double computeEfficiency = 0;
+    double computeEfficiency = 0; ///< of a large GEMM
+    EstimateAssumptions assumptions;
     double iterationTimeS = 0; ///< the slowest class's step time
     /// End of the iteration's last forward/backward computation on any rank (the pipeline flush); the period
     /// over which bubbles are measured. The gradient reduction tail and the optimizer step come after it.
@@ -53,10 +77,12 @@ struct StepEstimate
 enum class ScheduleStream : uint8_t
 {
     Compute,
-    Communication,
-    None
+    Communication, ///< tensor, context and expert parallel collectives
+    None,
+    DataParallel, ///< data-parallel gradient reductions and parameter gathers
+    PointToPoint, ///< pipeline sends
 };
-/// "compute", "communication", "none".
+/// "compute", "communication", "none", "data-parallel", "point-to-point".
 const char* toString(ScheduleStream s);
 
 /// When one program node runs in the estimate, seconds from the start of the iteration (every rank starts at 0).
@@ -81,14 +107,17 @@ struct EstimateSchedule
 
 /// Simulates one iteration of `result` on `gpu` and returns per-class timings.
 ///
-/// Method: every class is represented by its example rank. Its program is list-scheduled in node order on two
-/// streams, one compute and one communication stream (collectives and sends), as ASTRA-sim's system layer does:
+/// Method: every class is represented by its example rank. Its program is list-scheduled in node order on four
+/// streams: compute, collectives (tensor, context, expert parallel), data-parallel collectives (their own
+/// communicator, as in Megatron-LM) and pipeline sends; as ASTRA-sim's system layer does it for its streams:
 /// a node starts when all its data and control dependencies have finished and the previous node of its stream has
 /// finished; a recv occupies no stream and completes when the matching send (same tag, on the peer stage) has
 /// completed, which couples the pipeline stages and yields the bubbles. All classes are simulated together
-/// (O(total nodes)). Node times: compute = roofline (computeTimeS), collectives = ring cost with intra-node
-/// bandwidth when all group members share the rank's node and inter-node bandwidth otherwise (collectiveTimeS),
-/// send = bytes / bandwidth + latency with the bandwidth of the peer's placement.
+/// (O(total nodes)). Node times (nodeTimeS): compute = roofline with the op's kernel rate (kernelmodel.h),
+/// collectives = NCCL-like ring or hierarchical cost (hierarchicalCollectiveTimeS), send = bytes / bandwidth +
+/// latency with the bandwidth of the peer's placement. Overlaps (parallelism.overlap_*): without
+/// overlap_grad_reduce the once-per-iteration gradient reduction starts after the stage's last backward kernel;
+/// with overlap_param_gather the parameter all-gathers after the optimizer do not end the iteration.
 /// Returns false and sets `error` when a recv has no matching send, the stages deadlock, or the GPU has no peak
 /// for the precision. Never throws. Thread-safe (reads `result` only).
 /// When `schedule` is not null it receives the start and end of every node (see EstimateSchedule); it is left
@@ -100,9 +129,11 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
 std::optional<GpuSpec> gpuForConfig(const Config& config, std::string& error);
 
 /// The estimate as JSON: {"gpu", "peak_flops", "compute_efficiency", "iteration_time_s", "pipeline_time_s",
-/// "mfu", "hfu", "tokens_per_s", "classes": [{"stage", "step_time_s", "compute_time_s", "communication_time_s",
-/// "exposed_communication_s", "bubble_fraction"}]}. The class keys are meant to be merged into the report's
-/// `classes` rows (DESIGN.md §4 "step_time_s").
+/// "mfu", "hfu", "tokens_per_s", "assumptions": {"gemm_efficiency", "flash_forward_efficiency",
+/// "flash_backward_efficiency", "hbm_efficiency", "intra_node_gbps", "inter_node_gbps", "intra_node_latency_us",
+/// "inter_node_latency_us", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap"}, "classes": [{"stage",
+/// "step_time_s", "compute_time_s", "communication_time_s", "exposed_communication_s", "bubble_fraction"}]}. The class
+/// keys are meant to be merged into the report's `classes` rows (DESIGN.md §4 "step_time_s").
 nlohmann::ordered_json estimateJson(const StepEstimate& estimate);
 
 /// Measure of the union of `a` minus `b`, for sorted, disjoint interval lists [start, end). Exposed for tests.

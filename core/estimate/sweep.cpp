@@ -162,7 +162,7 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
     result.gpus = gpus;
     result.hbmBytes = gpu.hbmBytes;
     result.peakFlops = gpu.peakFlops(base.training.precision);
-    result.computeEfficiency = options.computeEfficiency;
+    result.computeEfficiency = hardwareRates(base, gpu, options).computeEfficiency;
     result.method = sweepOptions.exact ? "exact" : "quick";
     if (gpus < 1 || gpus > kMaxWorldSize) {
         result.error =
@@ -357,7 +357,8 @@ std::string sweepText(const SweepResult& r, int64_t top)
     char line[256];
     if (!r.error.empty())
         return "sweep: " + r.error + "\n";
-    std::snprintf(line, sizeof line, "%lld x %s: %s HBM, %.1f TFLOP/s dense peak x %.2f compute efficiency\n",
+    std::snprintf(line, sizeof line,
+        "%lld x %s: %s HBM, %.1f TFLOP/s dense peak, large GEMMs at %.2f of it (per-kernel model)\n",
         static_cast<long long>(r.gpus), r.gpu.c_str(), memory(static_cast<double>(r.hbmBytes)).c_str(),
         r.peakFlops / 1e12, r.computeEfficiency);
     out += line;

@@ -165,6 +165,9 @@ std::string reportText(const SynthesisResult& r)
             std::snprintf(buf, sizeof buf, "estimate on %s: %.3f s per iteration, MFU %.1f%%, %s tokens/s\n",
                 gpu->name.c_str(), e.iterationTimeS, e.mfu * 100.0, formatCount(e.tokensPerS).c_str());
             out << buf;
+            std::istringstream assumed(assumptionsText(e.assumptions));
+            for (std::string line; std::getline(assumed, line);)
+                out << "  assumed " << line << "\n";
         }
     }
     out << "\n";

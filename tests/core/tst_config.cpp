@@ -241,8 +241,11 @@ void TestConfig::presetValues()
     QCOMPARE(c.parallelism.ep, ep);
     QCOMPARE(c.cluster.gpu, std::string("h100-sxm"));
     QCOMPARE(c.cluster.gpusPerNode, qint64(8));
-    QCOMPARE(c.cluster.intraNodeBandwidthGbps, 900.0);
-    QCOMPARE(c.cluster.interNodeBandwidthGbps, 400.0);
+    // cluster.preset dgx-h100: NVLink 4 900 GB/s bidirectional per GPU (H100 datasheet) = 450 per direction; one
+    // 400 Gb/s NDR NIC per GPU (DGX H100 datasheet) = 50 GB/s.
+    QCOMPARE(c.cluster.preset, std::string("dgx-h100"));
+    QCOMPARE(c.cluster.intraNodeBandwidthGbps, 450.0);
+    QCOMPARE(c.cluster.interNodeBandwidthGbps, 50.0);
 }
 
 void TestConfig::defaultPreset()

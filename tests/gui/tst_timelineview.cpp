@@ -55,12 +55,16 @@ bool waitForTimeline(TimelineView& view)
 }
 
 /// The schedule entries of one stream, in node order: what a lane must hold.
+/// The nodes of `stream`; ScheduleStream::Communication stands for every communication stream (collectives,
+/// data-parallel collectives, sends), which the Timeline draws in one lane.
 std::vector<ScheduledNode> streamOf(const EstimateSchedule& schedule, size_t cls, ScheduleStream stream)
 {
     std::vector<ScheduledNode> out;
-    for (const ScheduledNode& s : schedule.classes[cls])
-        if (s.stream == stream)
+    for (const ScheduledNode& s : schedule.classes[cls]) {
+        const bool communication = s.stream != ScheduleStream::Compute && s.stream != ScheduleStream::None;
+        if (stream == ScheduleStream::Communication ? communication : s.stream == stream)
             out.push_back(s);
+    }
     return out;
 }
 
