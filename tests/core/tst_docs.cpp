@@ -256,7 +256,8 @@ QString generatedCliReference()
     out += QStringLiteral("<!-- Generated from the programs' --help by tests/core/tst_docs.cpp; do not edit here.\n"
                           "     After changing a command or flag: UPDATE_GOLDEN=1 build/dev/tests/tst_docs -->\n\n");
     out += wrapped(QStringLiteral(
-        "What `--help` prints for each command; `man stagecraft` and `man stagecraft-gui` hold the same text. "
+        "What `--help` prints for each command; once installed (see Quick start), the man pages stagecraft(1) and "
+        "stagecraft-gui(1) hold the same text, if help2man was installed before the build. "
         "CONFIG is a YAML file or a preset name, and the flags that name a config key (`--dp`, `--set KEY=VALUE`, "
         "...) override the file (see the configuration reference)."));
     const QString top = helpOf(cliPath(), { QStringLiteral("--help") });
