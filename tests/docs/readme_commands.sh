@@ -6,7 +6,7 @@
 # folder. The tour's `B=...` line is the one line replaced: B names the programs under test. The other blocks call
 # plain `stagecraft`, found on PATH as after `cmake --install`. Fails when a command fails, and when the commands
 # leave anything in the working folder (the README promises to write only into `mktemp -d` folders).
-# The tour writes about 520 MB; the test removes everything it wrote when it ends.
+# The tour writes about 540 MB; the test removes everything it wrote when it ends.
 #
 # Usage: readme_commands.sh BIN_DIR README.md     (CTest: readme_commands)
 set -euo pipefail
