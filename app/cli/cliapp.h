@@ -3,7 +3,7 @@
 
 namespace stagecraft::cli {
 
-/// Exit codes (DESIGN.md §3): 0 ok, 2 bad input (config, flags, file), 1 internal error.
+/// Exit codes (README.md, Command-line reference): 0 ok, 2 bad input (config, flags, file), 1 internal error.
 enum ExitCode
 {
     ExitOk = 0,

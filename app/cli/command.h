@@ -21,8 +21,8 @@ struct Command
     std::function<int()> run;
 };
 
-/// Flags shared by every command that takes a CONFIG: each is a config override (DESIGN.md §3), applied with
-/// the same validation as the file.
+/// Flags shared by every command that takes a CONFIG: each is a config override (README.md, Configuration reference),
+/// applied with the same validation as the file.
 struct ConfigFlags
 {
     std::string config;

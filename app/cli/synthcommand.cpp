@@ -16,7 +16,7 @@ namespace stagecraft::cli {
 
 namespace {
 
-    /// STAGE's command line (stage-method.md §4, "CLI for a compatibility mode"), with its defaults.
+    /// STAGE's main.py command line, with its defaults (README.md, STAGE-compatible command line).
     struct StageFlags
     {
         std::optional<std::string> outputDir, outputName, modelType, chakraSchemaVersion;
@@ -166,7 +166,7 @@ Command addSynthCommand(CLI::App& app)
                     return ExitBadInput;
                 }
                 // STAGE multiplies the world by ep: MoE replicas become our data parallelism (ep carved out of
-                // it), dense models fold ep into tp (stage-method.md §3).
+                // it), dense models fold ep into tp (README.md, STAGE-compatible command line).
                 const int64_t ourDp = moe ? dp * ep : dp;
                 const int64_t ourTp = moe ? tp : tp * ep;
                 const bool sp = stageBool(g.tpsp, true) && ourTp > 1;
@@ -191,13 +191,14 @@ Command addSynthCommand(CLI::App& app)
                     "parallelism.ep=" + std::to_string(moe ? ep : 1),
                     std::string("parallelism.sequence_parallel=") + (sp ? "true" : "false"),
                     std::string("parallelism.zero=") + (stageBool(g.weightSharded, false) ? "3" : "0"),
-                    // STAGE's rank numbering, dp fastest (stage-method.md §3): dense d + dp*(t + tp*(c + cp*s)),
-                    // MoE d + dp*(t + tp*(c + cp*(e + ep*s))); its dp index d is our edp (config "dp").
+                    // STAGE's rank numbering, dp fastest (resources/docs/chakra-traces.md, "Rank numbering"):
+                    // dense d + dp*(t + tp*(c + cp*s)), MoE d + dp*(t + tp*(c + cp*(e + ep*s))); its dp index d is
+                    // our edp (config "dp").
                     "parallelism.rank_order=[dp,tp,cp,ep,pp]" };
                 if (s.flags.config.empty()) {
                     s.flags.config = "llama3-70b";
-                    // STAGE orders no pipeline schedule (stage-method.md, difference 9): the default base keeps the
-                    // 1F1B and fp32 gradients this mode has always used, not the preset's own plan.
+                    // STAGE orders no pipeline schedule of its own: the default base keeps the 1F1B and fp32
+                    // gradients this mode has always used, not the preset's own plan.
                     for (const char* key : { "parallelism.schedule=1f1b", "parallelism.virtual_stages=1",
                              "training.main_grad_dtype=fp32", "training.grad_reduce_dtype=fp32" })
                         overrides.emplace_back(key);
@@ -218,7 +219,7 @@ Command addSynthCommand(CLI::App& app)
                 if (endsWith(".%d.et"))
                     name = pattern.substr(0, pattern.size() - 6);
                 else if (endsWith(".%d.json")) {
-                    // STAGE writes protobuf whatever the ending, and its groups file is NAME.json (stage-method §4).
+                    // STAGE writes protobuf whatever the ending, and its groups file is NAME.json.
                     name = pattern.substr(0, pattern.size() - 8);
                     rankExtension = ".json";
                 } else if (pattern.find("%d") == std::string::npos)

@@ -116,7 +116,7 @@ nlohmann::ordered_json reportJson(const SynthesisResult& r)
             { "optimizer", s.optimizerBytes }, { "activations_peak", s.activationPeakBytes }, { "peak", s.peakBytes } };
         classes.push_back(std::move(c));
     }
-    // The step-time estimate on cluster.gpu (DESIGN.md §4 step_time_s); omitted when the GPU is unknown.
+    // The step-time estimate on cluster.gpu (resources/docs/report-json.md); omitted when the GPU is unknown.
     std::string gpuError;
     if (const std::optional<GpuSpec> gpu = gpuForConfig(r.config, gpuError)) {
         StepEstimate estimate;
@@ -134,9 +134,12 @@ nlohmann::ordered_json reportJson(const SynthesisResult& r)
     }
     j["classes"] = std::move(classes);
     nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
+    nlohmann::ordered_json notes = nlohmann::ordered_json::array();
     for (const Diagnostic& d : r.warnings)
-        warnings.push_back(d.keyPath.empty() ? d.message : d.keyPath + ": " + d.message);
+        (d.severity == Severity::Note ? notes : warnings)
+            .push_back(d.keyPath.empty() ? d.message : d.keyPath + ": " + d.message);
     j["warnings"] = std::move(warnings);
+    j["notes"] = std::move(notes);
     return j;
 }
 
@@ -190,7 +193,8 @@ std::string reportText(const SynthesisResult& r)
     if (!r.warnings.empty()) {
         out << "\n";
         for (const Diagnostic& d : r.warnings)
-            out << "warning: " << (d.keyPath.empty() ? "" : d.keyPath + ": ") << d.message << "\n";
+            out << (d.severity == Severity::Note ? "note: " : "warning: ")
+                << (d.keyPath.empty() ? "" : d.keyPath + ": ") << d.message << "\n";
     }
     return out.str();
 }

@@ -8,7 +8,8 @@
 
 namespace stagecraft {
 
-/// The report JSON of DESIGN.md §4 (config, world_size, params, flops_per_iteration, classes[...]).
+/// The report JSON (config, world_size, params, flops_per_iteration, classes[...]), described key by key in
+/// resources/docs/report-json.md (tests/core/tst_docs.cpp checks the two against each other).
 /// Keys are a contract: they may be added, never renamed.
 nlohmann::ordered_json reportJson(const SynthesisResult& result);
 

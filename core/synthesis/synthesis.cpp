@@ -33,6 +33,13 @@ namespace {
         return d;
     }
 
+    Diagnostic note(std::string message, std::string keyPath = {})
+    {
+        Diagnostic d = error(std::move(message), std::move(keyPath));
+        d.severity = Severity::Note;
+        return d;
+    }
+
     bool sameModel(const ModelGraph& g, const Config& c)
     {
         return g.family == c.model.family && g.layers == c.model.layers && g.precision == c.training.precision
@@ -227,8 +234,9 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
         result->groups = GroupTable(result->plan->mesh, masks);
 
         const int64_t padded = paddedVocab(config.model.vocab, config.parallelism.tp);
+        // A note, not a warning: padding is what Megatron-LM does, so nothing is wrong with the config.
         if (config.parallelism.tp > 1 && padded != config.model.vocab)
-            result->warnings.push_back(warning("vocabulary " + std::to_string(config.model.vocab) + " padded to "
+            result->warnings.push_back(note("vocabulary " + std::to_string(config.model.vocab) + " padded to "
                     + std::to_string(padded) + " (a multiple of 128*tp, as Megatron-LM does); params count the "
                     + "published vocabulary, per-rank bytes the padded one",
                 "model.vocab"));

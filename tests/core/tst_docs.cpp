@@ -4,17 +4,25 @@
 // keys it requires) and against toYaml() (every key and every default); the "Command-line reference" is generated
 // from the built programs' --help. A mismatch fails and writes README.md.actual next to the test binary;
 // UPDATE_GOLDEN=1 rewrites the two sections of README.md in place.
+// The reference pages under resources/docs/ are checked against what the program writes: report-json.md against
+// reportJson(), chakra-traces.md against the exporter's nodes and metadata. README.md and those pages link only
+// inside the project, and nothing a user reads (they, --help, app/) cites design notes a clone does not have.
 #include "config/configkeys.h"
 #include "config/configloader.h"
 #include "config/configwriter.h"
 #include "config/presets.h"
+#include "export/traceexporter.h"
+#include "report/report.h"
+#include "synthhelpers.h"
 
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QtTest>
 #include <map>
+#include <set>
 
 using namespace stagecraft;
 
@@ -26,6 +34,11 @@ const QString kCliTitle = QStringLiteral("Command-line reference");
 QString readmePath()
 {
     return QStringLiteral(STAGECRAFT_SOURCE_DIR "/README.md");
+}
+
+QString docPath(const char* name)
+{
+    return QStringLiteral(STAGECRAFT_SOURCE_DIR "/resources/docs/") + QLatin1String(name);
 }
 
 QString readFile(const QString& path)
@@ -243,7 +256,8 @@ QString generatedCliReference()
     out += QStringLiteral("<!-- Generated from the programs' --help by tests/core/tst_docs.cpp; do not edit here.\n"
                           "     After changing a command or flag: UPDATE_GOLDEN=1 build/dev/tests/tst_docs -->\n\n");
     out += wrapped(QStringLiteral(
-        "What `--help` prints for each command; `man stagecraft` and `man stagecraft-gui` hold the same text. "
+        "What `--help` prints for each command; once installed (see Quick start), the man pages stagecraft(1) and "
+        "stagecraft-gui(1) hold the same text, if help2man was installed before the build. "
         "CONFIG is a YAML file or a preset name, and the flags that name a config key (`--dp`, `--set KEY=VALUE`, "
         "...) override the file (see the configuration reference)."));
     const QString top = helpOf(cliPath(), { QStringLiteral("--help") });
@@ -298,6 +312,98 @@ bool containsWord(const QString& text, const QString& word)
     return re.match(text).hasMatch();
 }
 
+/// The rows of the Markdown table whose header row starts with the cell `firstHeader`, as cells with their
+/// backticks removed; the header and the separator row are not included.
+std::vector<QStringList> tableRows(const QString& text, const QString& firstHeader)
+{
+    std::vector<QStringList> rows;
+    bool inTable = false;
+    for (const QString& raw : text.split(QLatin1Char('\n'))) {
+        const QString line = raw.trimmed();
+        if (!line.startsWith(QLatin1Char('|'))) {
+            inTable = false;
+            continue;
+        }
+        QStringList cells = line.mid(1, line.size() - 2).split(QLatin1Char('|'));
+        for (QString& cell : cells)
+            cell = cell.trimmed();
+        if (!inTable) {
+            inTable = !cells.isEmpty() && cells.first() == firstHeader;
+            continue;
+        }
+        if (cells.first().startsWith(QLatin1String("---")))
+            continue;
+        for (QString& cell : cells)
+            cell.remove(QLatin1Char('`'));
+        rows.push_back(cells);
+    }
+    return rows;
+}
+
+/// The first cells of tableRows(), as a set.
+std::set<QString> firstColumn(const QString& text, const QString& firstHeader)
+{
+    std::set<QString> out;
+    for (const QStringList& row : tableRows(text, firstHeader))
+        out.insert(row.first());
+    return out;
+}
+
+/// Every key path of a JSON value: "a", "a.b", and for arrays of objects "a[].b".
+void jsonPaths(const nlohmann::ordered_json& j, const std::string& prefix, std::set<std::string>& out)
+{
+    for (const auto& [key, value] : j.items()) {
+        const std::string path = prefix.empty() ? key : prefix + "." + key;
+        out.insert(path);
+        if (value.is_object())
+            jsonPaths(value, path, out);
+        else if (value.is_array())
+            for (const auto& element : value)
+                if (element.is_object())
+                    jsonPaths(element, path + "[]", out);
+    }
+}
+
+QString joined(const std::set<QString>& set)
+{
+    return QStringList(set.begin(), set.end()).join(QStringLiteral(", "));
+}
+
+/// `a` without the elements of `b`.
+std::set<QString> minus(const std::set<QString>& a, const std::set<QString>& b)
+{
+    std::set<QString> out;
+    std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()));
+    return out;
+}
+
+/// GitHub's anchor of a heading: lower case, backticks and punctuation dropped, spaces as hyphens.
+QString anchorOf(QString heading)
+{
+    QString out;
+    for (const QChar c : heading.toLower()) {
+        if (c.isLetterOrNumber() && c.unicode() < 128)
+            out += c;
+        else if (c == QLatin1Char(' ') || c == QLatin1Char('-'))
+            out += QLatin1Char('-');
+        else if (c == QLatin1Char('_'))
+            out += c;
+    }
+    return out;
+}
+
+/// The small plans whose reports and traces the reference pages are checked against: one rank; tp, pp and dp
+/// with the multi-token prediction module; MoE with expert parallelism.
+std::vector<std::vector<std::string>> documentedPlans()
+{
+    const std::vector<std::string> plan { "parallelism.dp=2", "parallelism.tp=2", "parallelism.pp=2",
+        "training.global_batch=8", "training.micro_batch=1" };
+    return { {}, test::operator+(plan, { "model.mtp_modules=1" }),
+        test::operator+(plan,
+            { "model.family=moe", "model.experts=4", "model.top_k=2", "model.expert_ffn_hidden=256",
+                "parallelism.ep=2" }) };
+}
+
 } // namespace
 
 class TestDocs : public QObject
@@ -307,7 +413,7 @@ class TestDocs : public QObject
 private Q_SLOTS:
     void keysAreWhatToYamlWrites()
     {
-        // toYaml() writes every key (DESIGN.md section 2 order); with model.preset set, all of them. The list is
+        // toYaml() writes every key (in configKeys() order); with model.preset set, all of them. The list is
         // the same, in the same order, and the loader reads it back without a single diagnostic.
         ConfigResult tiny = loadConfigOrPreset("tiny");
         QVERIFY(tiny.config);
@@ -429,7 +535,7 @@ private Q_SLOTS:
         // description.
         const QString top = helpOf(cliPath(), { QStringLiteral("--help") });
         const QStringList commands = subcommands(top);
-        for (const char* expected : { "synth", "report", "sweep", "inspect", "presets" }) // DESIGN.md section 3
+        for (const char* expected : { "synth", "report", "sweep", "inspect", "presets" })
             QVERIFY2(commands.contains(QLatin1String(expected)), expected);
         for (const QString& line : top.section(QStringLiteral("Subcommands:"), 1).split(QLatin1Char('\n'))) {
             if (line.trimmed().isEmpty())
@@ -500,6 +606,212 @@ private Q_SLOTS:
         QFAIL(qPrintable(QStringLiteral("README.md sections \"%1\" / \"%2\" are out of date: the expected file is %3; "
                                         "run the test with UPDATE_GOLDEN=1 to rewrite them")
                              .arg(kConfigTitle, kCliTitle, QFileInfo(actual).absoluteFilePath())));
+    }
+
+    void configReferenceListsExactlyTheKeys()
+    {
+        // The configuration reference's tables list every key the loader knows (configKeys(), checked above
+        // against the loader) and nothing else.
+        const QString readme = readFile(readmePath());
+        const auto [start, end] = sectionRange(readme, kConfigTitle);
+        QVERIFY(start >= 0);
+        const std::set<QString> listed = firstColumn(readme.mid(start, end - start), QStringLiteral("Key"));
+        std::set<QString> keys;
+        for (const std::string& path : configKeyPaths())
+            keys.insert(QString::fromStdString(path));
+        QVERIFY2(minus(keys, listed).empty(), qPrintable(QStringLiteral("not listed: ") + joined(minus(keys, listed))));
+        QVERIFY2(minus(listed, keys).empty(), qPrintable(QStringLiteral("not keys: ") + joined(minus(listed, keys))));
+    }
+
+    void reportJsonIsDocumented()
+    {
+        // resources/docs/report-json.md lists every key reportJson() writes for the documented plans, and each
+        // key it lists is written for one of them. "config" holds the configuration reference's keys.
+        const QString doc = readFile(docPath("report-json.md"));
+        const std::set<QString> documented = firstColumn(doc, QStringLiteral("Key"));
+        QVERIFY(documented.size() > 30);
+        std::set<QString> written;
+        std::set<QString> configWritten;
+        for (const std::vector<std::string>& plan : documentedPlans()) {
+            std::set<std::string> paths;
+            jsonPaths(reportJson(*test::synth("tiny", plan)), {}, paths);
+            for (const std::string& path : paths) {
+                const QString p = QString::fromStdString(path);
+                if (p.startsWith(QLatin1String("config.")))
+                    configWritten.insert(p.mid(7));
+                else
+                    written.insert(p);
+            }
+        }
+        QVERIFY2(minus(written, documented).empty(),
+            qPrintable(QStringLiteral("written, not in report-json.md: ") + joined(minus(written, documented))));
+        QVERIFY2(minus(documented, written).empty(),
+            qPrintable(QStringLiteral("in report-json.md, never written: ") + joined(minus(documented, written))));
+
+        // The config object: one member per config key but model.hf_config (resolved into the model keys), nested
+        // by section.
+        std::set<QString> expected;
+        for (const std::string& path : configKeyPaths()) {
+            if (path == "model.hf_config")
+                continue;
+            expected.insert(QString::fromStdString(path));
+            if (!sectionOf(path).empty())
+                expected.insert(QString::fromStdString(sectionOf(path)));
+        }
+        QVERIFY2(minus(expected, configWritten).empty(),
+            qPrintable(
+                QStringLiteral("config keys missing from the report: ") + joined(minus(expected, configWritten))));
+        QVERIFY2(minus(configWritten, expected).empty(),
+            qPrintable(
+                QStringLiteral("report config members that are no key: ") + joined(minus(configWritten, expected))));
+    }
+
+    void traceConventionsAreDocumented()
+    {
+        // resources/docs/chakra-traces.md names every node type, attribute (with its value field) and metadata
+        // attribute the exporter writes for the documented plans, with and without tensor lists, and nothing else;
+        // every op_type written is one it lists.
+        const QString doc = readFile(docPath("chakra-traces.md"));
+        std::map<QString, QString> documentedAttrs; // name -> value field
+        std::set<QString> documentedOpTypes;
+        for (const QStringList& row : tableRows(doc, QStringLiteral("Attribute"))) {
+            QVERIFY(row.size() == 4);
+            documentedAttrs[row[0]] = row[1];
+        }
+        {
+            // The op_type row's values are the backticked words of its meaning cell (read before backticks go).
+            const qsizetype at = doc.indexOf(QStringLiteral("| `op_type` |"));
+            QVERIFY(at >= 0);
+            const QString row = doc.mid(at, doc.indexOf(QLatin1Char('\n'), at) - at);
+            static const QRegularExpression word(QStringLiteral("`([a-z_]+)`"));
+            auto it = word.globalMatch(row.section(QLatin1Char('|'), 4));
+            while (it.hasNext())
+                documentedOpTypes.insert(it.next().captured(1));
+        }
+        const std::set<QString> documentedTypes = firstColumn(doc, QStringLiteral("Node type"));
+        const std::set<QString> documentedMeta = firstColumn(doc, QStringLiteral("Metadata attribute"));
+
+        std::map<QString, QString> writtenAttrs;
+        std::set<QString> writtenTypes, writtenMeta, writtenOpTypes;
+        for (const std::vector<std::string>& plan : documentedPlans()) {
+            const auto result = test::synth("tiny", plan);
+            for (const ChakraAttribute& a : traceMetadata(*result, 0).attrs)
+                writtenMeta.insert(QString::fromStdString(a.name));
+            for (const bool lists : { false, true }) {
+                ExportOptions options;
+                options.tensorLists = lists;
+                for (int32_t cls = 0; cls < int32_t(result->summaries.size()); ++cls) {
+                    for (const ChakraNode& n :
+                        rankTraceNodes(*result, result->summaries[size_t(cls)].exampleRank, options)) {
+                        writtenTypes.insert(QString::fromStdString(chakraNodeTypeName(n.type)));
+                        for (const ChakraAttribute& a : n.attrs)
+                            writtenAttrs[QString::fromStdString(a.name)] =
+                                QString::fromStdString(chakraAttrKindName(a.kind));
+                        if (const std::optional<std::string> op = n.stringAttr("op_type"))
+                            writtenOpTypes.insert(QString::fromStdString(*op));
+                    }
+                }
+            }
+        }
+        QCOMPARE(writtenAttrs, documentedAttrs);
+        QVERIFY2(writtenTypes == documentedTypes,
+            qPrintable(QStringLiteral("written: ") + joined(writtenTypes) + QStringLiteral("; documented: ")
+                + joined(documentedTypes)));
+        QVERIFY2(writtenMeta == documentedMeta,
+            qPrintable(QStringLiteral("written: ") + joined(writtenMeta) + QStringLiteral("; documented: ")
+                + joined(documentedMeta)));
+        QVERIFY2(minus(writtenOpTypes, documentedOpTypes).empty(),
+            qPrintable(
+                QStringLiteral("op_type values not documented: ") + joined(minus(writtenOpTypes, documentedOpTypes))));
+    }
+
+    void docsStayInsideTheProject_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::newRow("README.md") << readmePath();
+        QDirIterator it(QStringLiteral(STAGECRAFT_SOURCE_DIR "/resources/docs"), { QStringLiteral("*.md") });
+        QStringList pages;
+        while (it.hasNext())
+            pages << it.next();
+        pages.sort();
+        QVERIFY(pages.size() >= 2);
+        for (const QString& page : pages)
+            QTest::newRow(qPrintable(QStringLiteral("resources/docs/") + QFileInfo(page).fileName())) << page;
+    }
+
+    void docsStayInsideTheProject()
+    {
+        // A reader has only the clone: every link is a web address, an anchor of a heading in the same page or a
+        // file of the project, and no text points above the checkout or into design notes it does not hold.
+        QFETCH(QString, path);
+        const QString text = readFile(path);
+        const QDir root(QStringLiteral(STAGECRAFT_SOURCE_DIR));
+        const QString rootPath = root.canonicalPath() + QLatin1Char('/');
+
+        static const QRegularExpression link(QStringLiteral("\\]\\(([^)\\s]+)[^)]*\\)|src=\"([^\"]+)\""));
+        // Outside the link targets (checked below: a page under resources/docs may link up to README.md), no path
+        // leaves the checkout and nothing names the design notes.
+        QString prose = text;
+        prose.replace(link, QStringLiteral("](link)"));
+        for (const char* outside : { "../", "DESIGN.md", "stage-method", "STYLE.md", "shared/spec", "/work/" })
+            QVERIFY2(!prose.contains(QLatin1String(outside)),
+                qPrintable(QStringLiteral("mentions ") + QLatin1String(outside) + QStringLiteral(" at line ")
+                    + QString::number(prose.left(prose.indexOf(QLatin1String(outside))).count(QLatin1Char('\n')) + 1)));
+
+        std::set<QString> anchors;
+        static const QRegularExpression heading(QStringLiteral("^#+ +(.*)$"), QRegularExpression::MultilineOption);
+        for (auto it = heading.globalMatch(text); it.hasNext();)
+            anchors.insert(anchorOf(it.next().captured(1)));
+
+        int links = 0;
+        for (auto it = link.globalMatch(text); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            const QString target = m.captured(1).isEmpty() ? m.captured(2) : m.captured(1);
+            ++links;
+            if (target.startsWith(QLatin1String("https://")) || target.startsWith(QLatin1String("http://")))
+                continue;
+            if (target.startsWith(QLatin1Char('#'))) {
+                QVERIFY2(anchors.count(target.mid(1)), qPrintable(QStringLiteral("no heading for ") + target));
+                continue;
+            }
+            QVERIFY2(!target.startsWith(QLatin1Char('/')), qPrintable(QStringLiteral("absolute link ") + target));
+            // Relative to the page's folder, as GitHub and other Markdown viewers resolve them.
+            const QString file = QFileInfo(path).absoluteDir().filePath(target.section(QLatin1Char('#'), 0, 0));
+            const QFileInfo info(file);
+            QVERIFY2(info.exists(), qPrintable(QStringLiteral("link to a missing file: ") + target));
+            QVERIFY2(info.canonicalFilePath().startsWith(rootPath),
+                qPrintable(QStringLiteral("link outside the project: ") + target));
+        }
+        if (path == readmePath())
+            QVERIFY(links > 10);
+    }
+
+    void helpAndAppCiteNoDesignNotes()
+    {
+        // --help of every program and every file under app/ (comments included) speak for themselves: they may
+        // point to README.md or resources/docs/, not to design notes outside the checkout.
+        static const char* const outside[] = { "DESIGN.md", "stage-method", "STYLE.md", "../shared", "§" };
+        const QString top = helpOf(cliPath(), { QStringLiteral("--help") });
+        QStringList helps { top };
+        for (const QString& command : subcommands(top))
+            helps << helpOf(cliPath(), { command, QStringLiteral("--help") });
+#ifdef STAGECRAFT_GUI
+        helps << helpOf(QStringLiteral(STAGECRAFT_GUI), { QStringLiteral("--help") });
+#endif
+        for (const QString& help : helps)
+            for (const char* o : outside)
+                QVERIFY2(!help.contains(QString::fromUtf8(o)), qPrintable(help.section(QLatin1Char('\n'), 0, 1)));
+        QDirIterator it(QStringLiteral(STAGECRAFT_SOURCE_DIR "/app"), QDir::Files, QDirIterator::Subdirectories);
+        int files = 0;
+        while (it.hasNext()) {
+            const QString file = it.next();
+            ++files;
+            const QString text = readFile(file);
+            for (const char* o : outside)
+                QVERIFY2(!text.contains(QString::fromUtf8(o)),
+                    qPrintable(file + QStringLiteral(" mentions ") + QString::fromUtf8(o)));
+        }
+        QVERIFY(files > 5);
     }
 };
 
