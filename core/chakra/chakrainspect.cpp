@@ -62,7 +62,7 @@ TraceSummary inspectTraceFile(const std::filesystem::path& path, std::string* re
     return s;
 }
 
-TraceSetSummary inspectTraceSet(const std::filesystem::path& directory, const std::string& prefix)
+TraceSetSummary inspectTraceSet(const std::filesystem::path& directory, const std::string& prefix, unsigned threads)
 {
     TraceSetSummary set;
     set.directory = directory;
@@ -70,7 +70,7 @@ TraceSetSummary inspectTraceSet(const std::filesystem::path& directory, const st
     const std::map<int, std::filesystem::path> files = inspect::discoverRankFiles(directory, prefix, set, findings);
     if (!files.empty()) {
         inspect::CrossRankChecks cross(set, findings, inspect::readCommGroups(set, findings));
-        inspect::readRanksInOrder(files, [&](inspect::RankRead&& rank) { cross.add(std::move(rank)); });
+        inspect::readRanksInOrder(files, threads, [&](inspect::RankRead&& rank) { cross.add(std::move(rank)); });
         cross.finish();
     }
     set.findings = findings.take();

@@ -4,6 +4,8 @@
 // has its RECV and vice versa.
 #include "chakra/inspectinternal.h"
 
+#include <limits>
+
 namespace stagecraft::inspect {
 
 namespace {
@@ -20,9 +22,39 @@ namespace {
         return s + "]";
     }
 
+    std::string nodeWhere(int rank, uint64_t id)
+    {
+        return "rank " + std::to_string(rank) + " node " + std::to_string(id);
+    }
+
     std::string groupLabel(const std::string& key, const std::vector<int>& members)
     {
         return (key.empty() ? std::string("world group") : "group " + key) + " " + rankList(members);
+    }
+
+    /// What makes ranks alike (RankClass): everything the file says about its work except which groups and
+    /// peers it talks to. Collectives count per group, without the group's name.
+    std::vector<int64_t> classSignature(const TraceSummary& s)
+    {
+        std::vector<int64_t> sig { static_cast<int64_t>(s.nodeCount), static_cast<int64_t>(s.dataDepEdges),
+            static_cast<int64_t>(s.ctrlDepEdges), s.totalNumOps, static_cast<int64_t>(s.totalTensorSize),
+            static_cast<int64_t>(s.p2p.sends), s.p2p.sendSize, static_cast<int64_t>(s.p2p.recvs), s.p2p.recvSize,
+            s.statedPeakBytes.has_value() ? 1 : 0, s.statedPeakBytes.value_or(0),
+            static_cast<int64_t>(s.nodesByType.size()) };
+        for (const auto& [type, count] : s.nodesByType) {
+            sig.push_back(type);
+            sig.push_back(static_cast<int64_t>(count));
+        }
+        std::vector<std::tuple<int64_t, int64_t, int64_t>> colls;
+        for (const CollectiveTotals& c : s.collectives)
+            colls.emplace_back(c.commType, static_cast<int64_t>(c.count), c.totalCommSize);
+        std::sort(colls.begin(), colls.end());
+        for (const auto& [type, count, size] : colls) {
+            sig.push_back(type);
+            sig.push_back(count);
+            sig.push_back(size);
+        }
+        return sig;
     }
 } // namespace
 
@@ -40,6 +72,28 @@ CrossRankChecks::CrossRankChecks(
     , m_rankColls(static_cast<size_t>(set.worldSize))
     , m_readable(static_cast<size_t>(set.worldSize), 0)
 {
+    for (const auto& [key, members] : m_groupsByKey) {
+        std::vector<int> sorted = members;
+        std::sort(sorted.begin(), sorted.end());
+        m_sortedMembers.emplace(key, std::move(sorted));
+    }
+}
+
+uint32_t CrossRankChecks::intern(std::vector<CollOp>&& seq)
+{
+    uint64_t h = seq.size();
+    for (const CollOp& op : seq) {
+        for (const uint64_t v : { static_cast<uint64_t>(op.type), static_cast<uint64_t>(op.size), op.id })
+            h = (h ^ v) * 0x100000001b3ull + (h >> 29);
+    }
+    std::vector<uint32_t>& candidates = m_sequenceIndex[h];
+    for (const uint32_t c : candidates) {
+        if (m_sequences[c] == seq)
+            return c;
+    }
+    candidates.push_back(static_cast<uint32_t>(m_sequences.size()));
+    m_sequences.push_back(std::move(seq));
+    return candidates.back();
 }
 
 void CrossRankChecks::add(RankRead&& r)
@@ -77,7 +131,7 @@ void CrossRankChecks::add(RankRead&& r)
             "rank:" + f.check, f.subject, f.severity, "rank " + std::to_string(rank) + ": " + f.message, &inserted);
         if (inserted)
             m.check = f.check;
-        m_rankSets[{ "rank:" + f.check, f.subject }].insert(rank);
+        ++m_ranksWith[{ "rank:" + f.check, f.subject }];
         m.count += f.count;
         for (const auto& ex : f.examples) {
             if (m.examples.size() >= MaxExamples)
@@ -88,13 +142,17 @@ void CrossRankChecks::add(RankRead&& r)
             m.examples.push_back("rank " + std::to_string(rank));
     }
 
-    auto& colls = m_rankColls[static_cast<size_t>(rank)];
+    // Each rank's sequence per group, interned: the ranks of a class share theirs.
+    std::map<std::string, std::vector<CollOp>> byGroup;
     for (CollRecord& c : r.collectives)
-        colls[c.pg].push_back(CollOp { c.type, c.size, c.id });
+        byGroup[c.pg].push_back(CollOp { c.type, c.size, c.id });
+    auto& colls = m_rankColls[static_cast<size_t>(rank)];
+    for (auto& [pg, seq] : byGroup)
+        colls.emplace(pg, intern(std::move(seq)));
 
     for (const P2PRecord& op : r.p2p) {
         const bool isSend = op.send;
-        const std::string where = "rank " + std::to_string(rank) + " node " + std::to_string(op.id);
+        const std::string where = nodeWhere(rank, op.id);
         const auto self = isSend ? op.src : op.dst;
         if (self && *self != rank) {
             m_findings.add(
@@ -122,12 +180,33 @@ void CrossRankChecks::add(RankRead&& r)
         auto& ends = m_p2p[key];
         if (isSend) {
             if (ends.sends++ == 0)
-                ends.firstSend = where;
+                ends.firstSend = { rank, op.id };
         } else {
             if (ends.recvs++ == 0)
-                ends.firstRecv = where;
+                ends.firstRecv = { rank, op.id };
         }
     }
+
+    const auto [cls, inserted] = m_classOf.try_emplace(classSignature(s), m_set.classes.size());
+    if (inserted) {
+        RankClass c;
+        c.nodes = s.nodeCount;
+        c.minFileBytes = c.maxFileBytes = s.fileBytes;
+        for (const CollectiveTotals& t : s.collectives)
+            c.collectives += t.count;
+        c.sends = s.p2p.sends;
+        c.recvs = s.p2p.recvs;
+        c.totalNumOps = s.totalNumOps;
+        m_set.classes.push_back(std::move(c));
+    }
+    RankClass& c = m_set.classes[cls->second];
+    c.ranks.push_back(rank);
+    c.minFileBytes = std::min(c.minFileBytes, s.fileBytes);
+    c.maxFileBytes = std::max(c.maxFileBytes, s.fileBytes);
+    c.errors += ri.errors;
+    c.warnings += ri.warnings;
+    c.ranksWithFindings += ri.errors + ri.warnings > 0 ? 1 : 0;
+    ri.rankClass = static_cast<int>(cls->second);
     m_set.ranks.push_back(std::move(ri));
 }
 
@@ -138,10 +217,9 @@ void CrossRankChecks::finish()
     sortCollectives(m_set.collectives);
     checkGroups();
     checkPointToPoint();
-    for (const auto& [key, ranksSeen] : m_rankSets) {
+    for (const auto& [key, ranks] : m_ranksWith) {
         if (TraceFinding* f = m_findings.find(key.first, key.second))
-            f->message +=
-                " [on " + std::to_string(ranksSeen.size()) + " of " + std::to_string(m_set.worldSize) + " ranks]";
+            f->message += " [on " + std::to_string(ranks) + " of " + std::to_string(m_set.worldSize) + " ranks]";
     }
 }
 
@@ -154,7 +232,7 @@ void CrossRankChecks::checkGroups()
     for (int r = 0; r < m_set.worldSize; ++r) {
         for (const auto& entry : m_rankColls[static_cast<size_t>(r)]) {
             const std::string& key = entry.first;
-            const auto& ops = entry.second;
+            const std::vector<CollOp>& ops = m_sequences[entry.second];
             usedKeys.insert(key);
             if (key.empty())
                 continue;
@@ -169,7 +247,8 @@ void CrossRankChecks::checkGroups()
                                                         : m_set.groupsFile.filename().string())
                             + " (ASTRA-sim: \"communicator group " + key + " not found\")";
                     });
-            } else if (std::find(g->second.begin(), g->second.end(), r) == g->second.end()) {
+            } else if (const auto& sorted = m_sortedMembers.at(key);
+                       !std::binary_search(sorted.begin(), sorted.end(), r)) {
                 m_findings.add(
                     FindingSeverity::Error, "pg-not-member", key, ops.size(), [&] { return where; },
                     [&] {
@@ -195,10 +274,15 @@ void CrossRankChecks::checkGroups()
         if (present.empty())
             continue;
         static const std::vector<CollOp> none;
-        auto seqOf = [&](int r) -> const std::vector<CollOp>& {
+        constexpr uint32_t noSequence = std::numeric_limits<uint32_t>::max();
+        auto indexOf = [&](int r) {
             const auto& colls = m_rankColls[static_cast<size_t>(r)];
             const auto f = colls.find(key);
-            return f == colls.end() ? none : f->second;
+            return f == colls.end() ? noSequence : f->second;
+        };
+        auto seqOf = [&](int r) -> const std::vector<CollOp>& {
+            const uint32_t i = indexOf(r);
+            return i == noSequence ? none : m_sequences[i];
         };
         if (members->size() == 1) {
             const auto& seq = seqOf(present.front());
@@ -215,12 +299,16 @@ void CrossRankChecks::checkGroups()
         }
         ++m_set.groupsChecked;
         const int ref = present.front();
+        const uint32_t refIndex = indexOf(ref);
         const auto& refSeq = seqOf(ref);
         m_set.collectivesChecked += refSeq.size();
         for (size_t k = 1; k < present.size(); ++k) {
             const int r = present[k];
             const auto& seq = seqOf(r);
             m_set.collectivesChecked += seq.size();
+            if (indexOf(r) == refIndex)
+                continue; // the same interned sequence
+
             auto same = [](const CollOp& a, const CollOp& b) { return a.type == b.type && a.size == b.size; };
             size_t pos = 0;
             while (pos < refSeq.size() && pos < seq.size() && same(refSeq[pos], seq[pos]))
@@ -262,27 +350,29 @@ void CrossRankChecks::checkPointToPoint()
 {
     for (const auto& entry : m_p2p) {
         const P2PEnds& ends = entry.second;
+        m_set.p2pMatched += std::min(ends.sends, ends.recvs);
+        if (ends.sends == ends.recvs)
+            continue;
         const int64_t src = std::get<0>(entry.first);
         const int64_t dst = std::get<1>(entry.first);
         const int64_t tag = std::get<2>(entry.first);
         const int64_t size = std::get<3>(entry.first);
+        const std::string firstSend = nodeWhere(ends.firstSend.first, ends.firstSend.second);
+        const std::string firstRecv = nodeWhere(ends.firstRecv.first, ends.firstRecv.second);
         const std::string what = "(src " + std::to_string(src) + ", dst " + std::to_string(dst) + ", tag "
             + std::to_string(tag) + ", size " + std::to_string(size) + ")";
-        m_set.p2pMatched += std::min(ends.sends, ends.recvs);
         if (ends.sends > ends.recvs) {
             m_findings.add(
-                FindingSeverity::Error, "send-without-recv", {}, ends.sends - ends.recvs,
-                [&] { return ends.firstSend; },
+                FindingSeverity::Error, "send-without-recv", {}, ends.sends - ends.recvs, [&] { return firstSend; },
                 [&] {
-                    return ends.firstSend + ": SEND " + what + " has no matching RECV on rank " + std::to_string(dst)
-                        + " (" + std::to_string(ends.sends) + " sends, " + std::to_string(ends.recvs) + " receives)";
+                    return firstSend + ": SEND " + what + " has no matching RECV on rank " + std::to_string(dst) + " ("
+                        + std::to_string(ends.sends) + " sends, " + std::to_string(ends.recvs) + " receives)";
                 });
         } else if (ends.recvs > ends.sends) {
             m_findings.add(
-                FindingSeverity::Error, "recv-without-send", {}, ends.recvs - ends.sends,
-                [&] { return ends.firstRecv; },
+                FindingSeverity::Error, "recv-without-send", {}, ends.recvs - ends.sends, [&] { return firstRecv; },
                 [&] {
-                    return ends.firstRecv + ": RECV " + what + " has no matching SEND on rank " + std::to_string(src)
+                    return firstRecv + ": RECV " + what + " has no matching SEND on rank " + std::to_string(src)
                         + " (the receiver waits forever)";
                 });
         }

@@ -238,9 +238,11 @@ struct RankRead
 
 RankRead readRank(int rank, const std::filesystem::path& path);
 
-/// Reads every file and hands the results to `consume` on the calling thread in ascending rank order.
-void readRanksInOrder(
-    const std::map<int, std::filesystem::path>& files, const std::function<void(RankRead&&)>& consume);
+/// Reads every file and hands the results to `consume` on the calling thread in ascending rank order, whatever
+/// the number of threads reading: `threads` workers (0 = one per hardware thread; 1 = read on the calling
+/// thread), each file read and checked on one worker. Nothing throws out of a worker.
+void readRanksInOrder(const std::map<int, std::filesystem::path>& files, unsigned threads,
+    const std::function<void(RankRead&&)>& consume);
 
 // --- checks across ranks (inspectcross.cpp) ---------------------------------------------------------------
 
@@ -261,28 +263,38 @@ private:
         int64_t type;
         int64_t size;
         uint64_t id;
+
+        bool operator==(const CollOp&) const = default;
     };
     struct P2PEnds
     {
         uint64_t sends = 0;
         uint64_t recvs = 0;
-        std::string firstSend;
-        std::string firstRecv;
+        std::pair<int, uint64_t> firstSend; ///< (rank, node id) of the first send
+        std::pair<int, uint64_t> firstRecv;
     };
     using P2PKey = std::tuple<int64_t, int64_t, int64_t, int64_t>; // src, dst, tag, size
 
+    /// The index of `seq` in m_sequences, adding it if it is new.
+    uint32_t intern(std::vector<CollOp>&& seq);
     void checkGroups();
     void checkPointToPoint();
     static std::string describeOp(int rank, const CollOp& op);
 
     TraceSetSummary& m_set;
     Findings& m_findings;
-    std::map<std::string, std::vector<int>> m_groupsByKey;
-    std::vector<std::map<std::string, std::vector<CollOp>>> m_rankColls;
+    std::map<std::string, std::vector<int>> m_groupsByKey; ///< members in the JSON's order
+    std::map<std::string, std::vector<int>> m_sortedMembers;
+    /// Per rank: group key -> its collective sequence there, an index into m_sequences. The distinct sequences
+    /// are few (ranks alike issue the same), so memory grows with the classes, not with the rank count.
+    std::vector<std::map<std::string, uint32_t>> m_rankColls;
+    std::vector<std::vector<CollOp>> m_sequences;
+    std::unordered_map<uint64_t, std::vector<uint32_t>> m_sequenceIndex; ///< hash -> indices into m_sequences
     std::vector<char> m_readable;
     std::map<P2PKey, P2PEnds> m_p2p;
     std::map<std::pair<int64_t, std::string>, CollectiveTotals> m_totals;
-    std::map<std::pair<std::string, std::string>, std::set<int>> m_rankSets; ///< merged per-rank finding -> ranks
+    std::map<std::pair<std::string, std::string>, size_t> m_ranksWith; ///< merged per-rank finding -> rank count
+    std::map<std::vector<int64_t>, size_t> m_classOf; ///< class signature -> index into m_set.classes
 };
 
 } // namespace stagecraft::inspect

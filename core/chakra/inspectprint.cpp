@@ -2,9 +2,14 @@
 // JSON and text renderings of inspect's summaries.
 #include "chakra/inspectinternal.h"
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace stagecraft {
+
+const char* const kRankClassRule = "ranks alike: the same nodes of each type, dependencies, compute totals, "
+                                   "collectives per group, send/recv volumes and stated peak; only group ids "
+                                   "and peers differ";
 
 namespace {
     using OJson = nlohmann::ordered_json;
@@ -116,6 +121,46 @@ namespace {
     {
         return b ? "yes" : "no";
     }
+
+    /// Ranks listed in the set text before "the first N" cuts the list (--all lists them all).
+    constexpr size_t MaxRankRows = 100;
+
+    /// Ascending ranks as runs of consecutive ranks: {0, 1, 2, 5} -> {{0, 2}, {5, 5}}.
+    std::vector<std::pair<int, int>> rankRanges(const std::vector<int>& ranks)
+    {
+        std::vector<std::pair<int, int>> out;
+        for (const int r : ranks) {
+            if (!out.empty() && out.back().second + 1 == r)
+                out.back().second = r;
+            else
+                out.emplace_back(r, r);
+        }
+        return out;
+    }
+
+    /// "0-127", "0-7, 64-71, 128-135, 192-199, ... (16 runs)", or "3-1019 step 8" for an evenly spaced class.
+    std::string rankRangesText(const std::vector<int>& ranks)
+    {
+        constexpr size_t MaxRuns = 4;
+        const auto runs = rankRanges(ranks);
+        if (runs.size() > 2) {
+            const int step = ranks[1] - ranks[0];
+            bool even = step > 1;
+            for (size_t i = 2; even && i < ranks.size(); ++i)
+                even = ranks[i] - ranks[i - 1] == step;
+            if (even)
+                return std::to_string(ranks.front()) + "-" + std::to_string(ranks.back()) + " step "
+                    + std::to_string(step);
+        }
+        std::string out;
+        for (size_t i = 0; i < runs.size() && i < MaxRuns; ++i) {
+            const auto [first, last] = runs[i];
+            out += (i ? ", " : "") + std::to_string(first) + (first == last ? "" : "-" + std::to_string(last));
+        }
+        if (runs.size() > MaxRuns)
+            out += ", ... (" + std::to_string(runs.size()) + " runs)";
+        return out;
+    }
 } // namespace
 
 nlohmann::ordered_json summaryToJson(const TraceSummary& s)
@@ -193,9 +238,34 @@ nlohmann::ordered_json summaryToJson(const TraceSetSummary& s)
         o["warnings"] = r.warnings;
         if (!r.readError.empty())
             o["read_error"] = r.readError;
+        o["class"] = r.rankClass < 0 ? OJson() : OJson(r.rankClass);
         ranks.push_back(std::move(o));
     }
     j["ranks"] = std::move(ranks);
+    j["rank_class_rule"] = kRankClassRule;
+    OJson classes = OJson::array();
+    for (size_t k = 0; k < s.classes.size(); ++k) {
+        const RankClass& c = s.classes[k];
+        OJson o = OJson::object();
+        o["class"] = k;
+        o["rank_count"] = c.ranks.size();
+        OJson ranges = OJson::array();
+        for (const auto& [first, last] : rankRanges(c.ranks))
+            ranges.push_back(OJson::array({ first, last }));
+        o["ranks"] = std::move(ranges);
+        o["nodes"] = c.nodes;
+        o["file_bytes_min"] = c.minFileBytes;
+        o["file_bytes_max"] = c.maxFileBytes;
+        o["collectives"] = c.collectives;
+        o["sends"] = c.sends;
+        o["recvs"] = c.recvs;
+        o["total_num_ops"] = c.totalNumOps;
+        o["ranks_with_findings"] = c.ranksWithFindings;
+        o["errors"] = c.errors;
+        o["warnings"] = c.warnings;
+        classes.push_back(std::move(o));
+    }
+    j["rank_classes"] = std::move(classes);
     j["collectives"] = collectivesToJson(s.collectives);
     j["groups_checked"] = s.groupsChecked;
     j["collectives_checked"] = s.collectivesChecked;
@@ -259,7 +329,7 @@ std::string summaryToText(const TraceSummary& s)
     return out;
 }
 
-std::string summaryToText(const TraceSetSummary& s)
+std::string summaryToText(const TraceSetSummary& s, bool everyRank)
 {
     std::string out;
     out += "trace set: " + (s.directory / (s.prefix + ".<rank>.et")).string() + ", " + std::to_string(s.worldSize)
@@ -268,18 +338,74 @@ std::string summaryToText(const TraceSetSummary& s)
         + (s.groupsFile.empty() ? std::string("(no ") + s.prefix + ".json)"
                                 : s.groupsFile.filename().string() + ", " + std::to_string(s.groups.size()) + " groups")
         + "\n";
-    Table ranks({ "rank", "bytes", "nodes", "errors", "warnings" }, { false, false, false, false, false });
-    for (const auto& r : s.ranks) {
-        ranks.add({ std::to_string(r.rank), r.readError.empty() ? num(r.fileBytes) : "unreadable", num(r.nodes),
-            num(uint64_t(r.errors)), num(uint64_t(r.warnings)) });
+    if (!s.classes.empty()) {
+        out += "\nrank classes: " + num(uint64_t(s.classes.size())) + " (" + kRankClassRule + ")\n";
+        Table t({ "class", "ranks", "which", "bytes", "nodes", "collectives", "sends", "recvs", "errors", "warnings" },
+            { false, false, true, false, false, false, false, false, false, false });
+        for (size_t k = 0; k < s.classes.size(); ++k) {
+            const RankClass& c = s.classes[k];
+            const std::string bytes = c.minFileBytes == c.maxFileBytes
+                ? num(c.minFileBytes)
+                : num(c.minFileBytes) + ".." + num(c.maxFileBytes);
+            t.add({ num(uint64_t(k)), num(uint64_t(c.ranks.size())), rankRangesText(c.ranks), bytes, num(c.nodes),
+                num(c.collectives), num(c.sends), num(c.recvs), num(uint64_t(c.errors)), num(uint64_t(c.warnings)) });
+        }
+        out += t.render();
     }
-    out += ranks.render();
-    if (!s.collectives.empty()) {
+    std::vector<const RankInspection*> shown;
+    size_t withFindings = 0;
+    for (const auto& r : s.ranks) {
+        const bool finding = !r.readError.empty() || r.errors + r.warnings > 0;
+        withFindings += finding ? 1 : 0;
+        if (everyRank || (finding && shown.size() < MaxRankRows))
+            shown.push_back(&r);
+    }
+    if (everyRank) {
+        out += "\nranks:\n";
+    } else if (withFindings == 0) {
+        out += "\nranks with errors or warnings: none (every rank: --all)\n";
+    } else {
+        out += "\nranks with errors or warnings: " + num(uint64_t(withFindings)) + " of "
+            + num(uint64_t(s.ranks.size()))
+            + (withFindings > shown.size() ? ", the first " + num(uint64_t(shown.size())) : std::string())
+            + " (every rank: --all)\n";
+    }
+    if (!shown.empty()) {
+        Table ranks(
+            { "rank", "class", "bytes", "nodes", "errors", "warnings" }, { false, false, false, false, false, false });
+        for (const RankInspection* r : shown) {
+            ranks.add({ std::to_string(r->rank), r->rankClass < 0 ? "-" : std::to_string(r->rankClass),
+                r->readError.empty() ? num(r->fileBytes) : "unreadable", num(r->nodes), num(uint64_t(r->errors)),
+                num(uint64_t(r->warnings)) });
+        }
+        out += ranks.render();
+    }
+    if (!s.collectives.empty() && everyRank) {
         out += "\ncollectives (all ranks):\n";
         Table t({ "comm_type", "pg_name", "count", "total comm_size" }, { true, true, false, false });
         for (const auto& c : s.collectives)
             t.add({ chakraCollectiveName(c.commType), c.pgName.empty() ? "(world)" : c.pgName, num(c.count),
                 num(c.totalCommSize) });
+        out += t.render();
+    } else if (!s.collectives.empty()) {
+        // Per type: one row per group would be as long as the rank list on a large set.
+        struct PerType
+        {
+            uint64_t groups = 0;
+            uint64_t count = 0;
+            int64_t totalCommSize = 0;
+        };
+        std::map<int64_t, PerType> perType;
+        for (const auto& c : s.collectives) {
+            PerType& p = perType[c.commType];
+            ++p.groups;
+            p.count += c.count;
+            p.totalCommSize += c.totalCommSize;
+        }
+        out += "\ncollectives (all ranks, per type; per group: --all):\n";
+        Table t({ "comm_type", "groups", "count", "total comm_size" }, { true, false, false, false });
+        for (const auto& [type, p] : perType)
+            t.add({ chakraCollectiveName(type), num(p.groups), num(p.count), num(p.totalCommSize) });
         out += t.render();
     }
     out += "\nchecked: " + num(s.collectivesChecked) + " collectives in " + num(s.groupsChecked) + " groups, "

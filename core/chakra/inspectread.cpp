@@ -3,11 +3,14 @@
 // reading the rank files one by one through the per-rank checks.
 #include "chakra/inspectinternal.h"
 
+#include <condition_variable>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 namespace stagecraft::inspect {
 
@@ -155,10 +158,113 @@ RankRead readRank(int rank, const std::filesystem::path& path)
     return r;
 }
 
-void readRanksInOrder(const std::map<int, std::filesystem::path>& files, const std::function<void(RankRead&&)>& consume)
+namespace {
+    /// readRank() that cannot throw (out of memory on a huge file, say): the problem becomes the rank's read
+    /// error, so a worker thread never ends the process.
+    RankRead readRankSafely(int rank, const std::filesystem::path& path)
+    {
+        try {
+            return readRank(rank, path);
+        } catch (const std::exception& e) {
+            RankRead r;
+            r.rank = rank;
+            r.path = path;
+            r.readError = path.filename().string() + ": cannot be inspected: " + e.what();
+            return r;
+        } catch (...) {
+            RankRead r;
+            r.rank = rank;
+            r.path = path;
+            r.readError = path.filename().string() + ": cannot be inspected (unknown error)";
+            return r;
+        }
+    }
+} // namespace
+
+void readRanksInOrder(
+    const std::map<int, std::filesystem::path>& files, unsigned threads, const std::function<void(RankRead&&)>& consume)
 {
-    for (const auto& [rank, path] : files)
-        consume(readRank(rank, path));
+    const std::vector<std::pair<int, std::filesystem::path>> jobs(files.begin(), files.end());
+    const size_t n = jobs.size();
+    if (threads == 0)
+        threads = std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(std::min<size_t>(threads, n));
+    if (threads <= 1) {
+        for (const auto& [rank, path] : jobs)
+            consume(readRankSafely(rank, path));
+        return;
+    }
+
+    // Workers claim files in rank order and may run at most `window` files ahead of the consumer; finished
+    // files wait in a ring of that size. So memory is `threads` files in flight plus `window` results (a
+    // result is a summary and the rank's collective and send/recv keys), whatever the rank count.
+    const size_t window = 2 * size_t { threads };
+    std::vector<std::optional<RankRead>> ring(window);
+    std::mutex mutex;
+    std::condition_variable changed;
+    size_t next = 0; // first file not claimed yet
+    size_t consumed = 0; // files handed to `consume`
+    bool stop = false;
+    auto work = [&] {
+        for (;;) {
+            size_t job = 0;
+            {
+                std::unique_lock lock(mutex);
+                changed.wait(lock, [&] { return stop || next >= n || next < consumed + window; });
+                if (stop || next >= n)
+                    return;
+                job = next++;
+            }
+            RankRead read = readRankSafely(jobs[job].first, jobs[job].second);
+            {
+                const std::lock_guard lock(mutex);
+                ring[job % window] = std::move(read);
+            }
+            changed.notify_all();
+        }
+    };
+    struct StopOnExit
+    {
+        std::mutex& mutex;
+        std::condition_variable& changed;
+        bool& stop;
+        ~StopOnExit()
+        {
+            {
+                const std::lock_guard lock(mutex);
+                stop = true;
+            }
+            changed.notify_all();
+        }
+    };
+    std::vector<std::jthread> pool;
+    // Declared after `pool`, so destroyed before it: when `consume` throws, the workers stop claiming files
+    // before the jthreads join.
+    const StopOnExit stopOnExit { mutex, changed, stop };
+    try {
+        pool.reserve(threads);
+        for (unsigned t = 0; t < threads; ++t)
+            pool.emplace_back(work);
+    } catch (const std::exception&) {
+        // Fewer threads than asked for (a process limit): the ones started do the work.
+    }
+    if (pool.empty()) {
+        for (const auto& [rank, path] : jobs)
+            consume(readRankSafely(rank, path));
+        return;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        RankRead read;
+        {
+            std::unique_lock lock(mutex);
+            changed.wait(lock, [&] { return ring[i % window].has_value(); });
+            read = std::move(*ring[i % window]);
+            ring[i % window].reset();
+            consumed = i + 1;
+        }
+        changed.notify_all();
+        consume(std::move(read));
+    }
 }
 
 } // namespace stagecraft::inspect
