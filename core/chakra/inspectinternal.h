@@ -30,16 +30,16 @@ namespace stagecraft::inspect {
 
 constexpr size_t MaxExamples = 5;
 
-/// Aggregates findings by (check, subject); messages and examples are built only when kept.
+/// Aggregates findings by (check, subject); messages and examples are built only when kept. A repeated
+/// occurrence costs one hash lookup and no allocation (some checks fire on every node of a file).
 class Findings
 {
 public:
     template <typename MakeExample, typename MakeMessage>
-    void add(FindingSeverity severity, const std::string& check, const std::string& subject, uint64_t n,
+    void add(FindingSeverity severity, std::string_view check, std::string_view subject, uint64_t n,
         MakeExample&& makeExample, MakeMessage&& makeMessage)
     {
-        const std::string key = check + '\x1f' + subject;
-        auto [it, inserted] = m_index.try_emplace(key, m_items.size());
+        auto [it, inserted] = m_index.try_emplace(keyOf(check, subject), m_items.size());
         if (inserted) {
             TraceFinding f;
             f.severity = severity;
@@ -54,7 +54,7 @@ public:
             f.examples.push_back(makeExample());
     }
 
-    void add(FindingSeverity severity, const std::string& check, const std::string& subject, const std::string& message,
+    void add(FindingSeverity severity, std::string_view check, std::string_view subject, const std::string& message,
         const std::string& example = {})
     {
         add(
@@ -74,18 +74,17 @@ public:
         return std::move(m_items);
     }
 
-    TraceFinding* find(const std::string& check, const std::string& subject)
+    TraceFinding* find(std::string_view check, std::string_view subject)
     {
-        const auto it = m_index.find(check + '\x1f' + subject);
+        const auto it = m_index.find(keyOf(check, subject));
         return it == m_index.end() ? nullptr : &m_items[it->second];
     }
 
     /// Direct access for merging (set level).
-    TraceFinding& at(const std::string& check, const std::string& subject, FindingSeverity severity,
+    TraceFinding& at(std::string_view check, std::string_view subject, FindingSeverity severity,
         const std::string& message, bool* inserted)
     {
-        const std::string key = check + '\x1f' + subject;
-        auto [it, ins] = m_index.try_emplace(key, m_items.size());
+        auto [it, ins] = m_index.try_emplace(keyOf(check, subject), m_items.size());
         *inserted = ins;
         if (ins) {
             TraceFinding f;
@@ -99,8 +98,18 @@ public:
     }
 
 private:
+    /// The index key of (check, subject), built in a buffer that is reused from call to call.
+    const std::string& keyOf(std::string_view check, std::string_view subject)
+    {
+        m_key.assign(check);
+        m_key += '\x1f';
+        m_key.append(subject);
+        return m_key;
+    }
+
     std::unordered_map<std::string, size_t> m_index;
     std::vector<TraceFinding> m_items;
+    std::string m_key;
 };
 
 inline bool isDecimal(std::string_view s)
