@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// stagecraft inspect TRACE.et|DIR [--json] [--prefix NAME]
+// stagecraft inspect TRACE.et|DIR [--json] [--prefix NAME] [--all] [--threads N]
 #include "chakra/chakrainspect.h"
 #include "command.h"
 
@@ -16,6 +16,8 @@ Command addInspectCommand(CLI::App& app)
         std::string path;
         bool json = false;
         std::string prefix;
+        bool all = false;
+        unsigned threads = 0;
     };
     auto st = std::make_shared<State>();
     CLI::App* cmd = app.add_subcommand("inspect",
@@ -25,6 +27,10 @@ Command addInspectCommand(CLI::App& app)
         ->required();
     cmd->add_flag("--json", st->json, "Print the summary as JSON");
     cmd->add_option("--prefix", st->prefix, "With a directory: the file prefix when it holds several trace sets");
+    cmd->add_flag("--all", st->all,
+        "With a directory: one row per rank and per group; by default one per rank class (ranks whose files are "
+        "alike), the ranks with errors or warnings and the collectives per type (--json always lists every rank)");
+    cmd->add_option("--threads", st->threads, "With a directory: files read in parallel (default: all cores)");
     return { cmd, [st]() -> int {
                 namespace fs = std::filesystem;
                 std::error_code ec;
@@ -34,8 +40,8 @@ Command addInspectCommand(CLI::App& app)
                 }
                 size_t errors = 0;
                 if (fs::is_directory(st->path, ec)) {
-                    const TraceSetSummary s = inspectTraceSet(st->path, st->prefix);
-                    std::cout << (st->json ? summaryToJson(s).dump(2) + "\n" : summaryToText(s));
+                    const TraceSetSummary s = inspectTraceSet(st->path, st->prefix, st->threads);
+                    std::cout << (st->json ? summaryToJson(s).dump(2) + "\n" : summaryToText(s, st->all));
                     errors = s.count(FindingSeverity::Error);
                 } else {
                     std::string readError;

@@ -130,7 +130,31 @@ struct RankInspection
     size_t errors = 0;
     size_t warnings = 0;
     std::string readError; ///< non-empty if the file could not be read
+    int rankClass = -1; ///< index into TraceSetSummary::classes; -1 if the file could not be read
 };
+
+/// Ranks whose files are alike: the same number of nodes of each type and of dependencies, the same compute
+/// totals (num_ops, tensor_size), the same collectives per group (type, count, total size), the same send/recv
+/// counts and sizes and the same stated peak. Only whom they talk to differs: group ids and peers. In a
+/// Stagecraft set these are the ranks of one pipeline stage (two stages fall into one class only if their
+/// programs and stated peaks are equal, which the first and last stages never are).
+struct RankClass
+{
+    std::vector<int> ranks; ///< ascending
+    uint64_t nodes = 0;
+    uint64_t minFileBytes = 0; ///< file sizes differ a little with the varint size of group ids and peers
+    uint64_t maxFileBytes = 0;
+    uint64_t collectives = 0; ///< collective nodes per rank
+    uint64_t sends = 0; ///< per rank
+    uint64_t recvs = 0;
+    int64_t totalNumOps = 0; ///< per rank
+    size_t ranksWithFindings = 0; ///< ranks of the class with errors or warnings
+    size_t errors = 0; ///< summed over the class's ranks (distinct checks per rank, as in RankInspection)
+    size_t warnings = 0;
+};
+
+/// What makes ranks alike, in words (the text and JSON renderings print it).
+extern const char* const kRankClassRule;
 
 /// A whole trace set: `<prefix>.<rank>.et` for ranks 0..N-1 plus `<prefix>.json`.
 struct TraceSetSummary
@@ -141,6 +165,7 @@ struct TraceSetSummary
     std::filesystem::path groupsFile; ///< empty if absent
     std::map<int, std::vector<int>> groups; ///< parsed group JSON (valid entries only)
     std::vector<RankInspection> ranks;
+    std::vector<RankClass> classes; ///< in order of their first rank
     std::vector<CollectiveTotals> collectives; ///< summed over all ranks
     uint64_t collectivesChecked = 0; ///< collective nodes compared against their group peers
     uint64_t groupsChecked = 0; ///< groups (plus the world group if used) whose sequences were compared
@@ -152,19 +177,24 @@ struct TraceSetSummary
 };
 
 /// Finds `<prefix>.<rank>.et` in `directory` (decimal rank, no padding, as ASTRA-sim opens them) and
-/// `<prefix>.json`, streams the ranks one at a time (keeping only their collective sequences and send/recv
-/// keys), and checks the set rules of spec §7: files for ranks 0..N-1, every pg_name is a group of the
-/// JSON and the rank belongs to it, no collective on a singleton group, every member of a group issues the
-/// same sequence of (comm_type, comm_size) in that group (in dependency order, ties by ascending id, which
-/// is how ASTRA-sim issues ready nodes), every SEND has a RECV with equal (src, dst, tag, size) on the peer
-/// and vice versa. With an empty `prefix` the directory must hold exactly one prefix. Thread-safe.
-TraceSetSummary inspectTraceSet(const std::filesystem::path& directory, const std::string& prefix = {});
+/// `<prefix>.json`, streams the rank files (keeping only their collective sequences, each distinct one once,
+/// and send/recv keys), groups the ranks into classes (RankClass) and checks the set rules of spec §7: files for ranks
+/// 0..N-1, every pg_name is a group of the JSON and the rank belongs to it, no collective on a singleton group, every
+/// member of a group issues the same sequence of (comm_type, comm_size) in that group (in dependency order, ties by
+/// ascending id, which is how ASTRA-sim issues ready nodes), every SEND has a RECV with equal (src, dst, tag, size) on
+/// the peer and vice versa. With an empty `prefix` the directory must hold exactly one prefix. The rank files are read
+/// by `threads` worker threads (0 = one per hardware thread), each holding one file's ids and dependencies at a
+/// time; the summary is the same for any thread count. Thread-safe.
+TraceSetSummary inspectTraceSet(
+    const std::filesystem::path& directory, const std::string& prefix = {}, unsigned threads = 0);
 
 /// JSON renderings (keys stable; numbers exact). Pure functions.
 nlohmann::ordered_json summaryToJson(const TraceSummary& summary);
 nlohmann::ordered_json summaryToJson(const TraceSetSummary& summary);
 /// Human-readable report with aligned tables, ending with a newline.
 std::string summaryToText(const TraceSummary& summary);
-std::string summaryToText(const TraceSetSummary& summary);
+/// A set's report: one row per rank class and one per rank with errors or warnings, the collectives summed per
+/// type; with `everyRank`, one row per rank and per (type, group) as well.
+std::string summaryToText(const TraceSetSummary& summary, bool everyRank = false);
 
 } // namespace stagecraft
