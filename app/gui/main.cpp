@@ -4,13 +4,12 @@
 #include "config/configloader.h"
 #include "session/synthesissession.h"
 #include "sweep/sweepview.h"
-#include "timeline/timelineview.h"
 #include "version.h"
 #include "widgets/configeditor.h"
 #include "widgets/configform.h"
 #include "widgets/exportdialog.h"
 #include "widgets/mainwindow.h"
-#include "widgets/overviewview.h"
+#include "widgets/resultview.h"
 #include "widgets/simulatedialog.h"
 
 #include <QApplication>
@@ -187,38 +186,30 @@ int main(int argc, char** argv)
         }
         auto grab = [&window, path] {
             // Let the views lay out and paint before grabbing.
-            QTimer::singleShot(500, &window, [&window, path] {
-                const bool saved = window.grab().toImage().save(path, "PNG");
-                if (!saved)
-                    std::fprintf(stderr, "stagecraft-gui: cannot write %s\n", qPrintable(path));
-                QCoreApplication::exit(saved ? 0 : 1);
-            });
+            auto grabNow = [&window, path] {
+                QTimer::singleShot(500, &window, [&window, path] {
+                    const bool saved = window.grab().toImage().save(path, "PNG");
+                    if (!saved)
+                        std::fprintf(stderr, "stagecraft-gui: cannot write %s\n", qPrintable(path));
+                    QCoreApplication::exit(saved ? 0 : 1);
+                });
+            };
+            // A tab that finishes its work after the result arrives (a layout, an estimate...): wait for it.
+            stagecraft::ResultView* view = window.currentResultView();
+            if (view && !view->isSettled())
+                QObject::connect(view, &stagecraft::ResultView::settled, &window, grabNow, Qt::SingleShotConnection);
+            else
+                grabNow();
         };
         QObject::connect(
             &window, &stagecraft::MainWindow::resultShown, &window,
             [&window, edits, grab, exportDir, simulateWith, path] {
-                // Tabs that finish their work after the result arrives: wait for it before grabbing.
+                // The Sweep tab shows a sweep only when asked: run one.
                 if (edits.isEmpty() && exportDir.isEmpty()) {
                     if (auto* sweep = qobject_cast<stagecraft::SweepView*>(window.currentResultView())) {
-                        QObject::connect(
-                            sweep, &stagecraft::SweepView::sweepFinished, &window, grab, Qt::SingleShotConnection);
                         if (!sweep->runSweep()) {
                             std::fprintf(stderr, "stagecraft-gui: the sweep did not start\n");
                             QCoreApplication::exit(1);
-                        }
-                        return;
-                    }
-                    if (auto* overview = qobject_cast<stagecraft::OverviewView*>(window.currentResultView())) {
-                        if (overview->isEstimating()) {
-                            QObject::connect(overview, &stagecraft::OverviewView::estimateAvailable, &window, grab,
-                                Qt::SingleShotConnection);
-                            return;
-                        }
-                    }
-                    if (auto* timeline = qobject_cast<stagecraft::TimelineView*>(window.currentResultView())) {
-                        if (timeline->isUpdating()) {
-                            QObject::connect(timeline, &stagecraft::TimelineView::timelineAvailable, &window, grab,
-                                Qt::SingleShotConnection);
                             return;
                         }
                     }

@@ -302,6 +302,11 @@ bool GraphView::isLayingOut() const
     return m_busy;
 }
 
+bool GraphView::isSettled() const
+{
+    return !m_busy;
+}
+
 QGraphicsScene* GraphView::scene() const
 {
     return m_scene;
@@ -480,8 +485,15 @@ void GraphView::scheduleLayout()
 void GraphView::startLayout()
 {
     m_debounce->stop();
-    if (!m_result || m_result->classes.empty())
+    if (!m_result || m_result->classes.empty()) {
+        // Nothing to lay out: settled as it is.
+        const bool wasBusy = m_busy;
+        m_busy = false;
+        m_busyLabel->setVisible(false);
+        if (wasBusy)
+            Q_EMIT settled();
         return;
+    }
     const quint64 generation = ++m_generation;
     m_latestGeneration->store(generation);
     m_busy = true;
@@ -524,6 +536,7 @@ void GraphView::layoutFinished()
         m_status->setText(
             QStringLiteral("<span style='color:#b02a37'>%1</span>").arg(job.layout.error.toHtmlEscaped()));
         Q_EMIT layoutFailed(job.layout.error);
+        Q_EMIT settled();
         return;
     }
     showJob(std::move(job));
@@ -582,6 +595,7 @@ void GraphView::showJob(Job job)
     updateDetails();
     updateStatus();
     Q_EMIT graphShown();
+    Q_EMIT settled();
 }
 
 GraphNodeItem* GraphView::itemForSpecNode(int32_t specIndex) const

@@ -9,7 +9,6 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -18,7 +17,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 #include <set>
 
 namespace stagecraft {
@@ -59,7 +57,7 @@ CommView::CommView(QWidget* parent)
     , m_groupsLabel(new QLabel(this))
     , m_staleBanner(new QLabel(this))
 {
-    m_pool.setMaxThreadCount(1);
+    connect(&m_run, &LatestRun::settled, this, &ResultView::settled);
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Resolution:"), this));
@@ -163,10 +161,7 @@ CommView::CommView(QWidget* parent)
     setEnabled(false);
 }
 
-CommView::~CommView()
-{
-    m_pool.waitForDone();
-}
+CommView::~CommView() = default;
 
 void CommView::setResult(std::shared_ptr<const SynthesisResult> result)
 {
@@ -221,7 +216,12 @@ void CommView::setGrouping(CommGrouping grouping)
 
 bool CommView::isUpdating() const
 {
-    return m_pending > 0;
+    return m_run.isRunning();
+}
+
+bool CommView::isSettled() const
+{
+    return !m_run.isRunning();
 }
 
 void CommView::syncControls()
@@ -272,26 +272,17 @@ void CommView::requestMatrix()
 {
     if (!m_result)
         return;
-    const quint64 generation = ++m_generation;
     // The worker gets copies only: the shared (immutable) result and the options.
-    auto future = QtConcurrent::run(&m_pool, [result = m_result, options = m_options] {
-        Built built;
-        auto matrix = std::make_shared<CommMatrix>(buildCommMatrix(*result, options));
-        built.scale = LogColorScale(matrix->minNonZeroCell, matrix->maxCell);
-        built.image = renderCommMatrixImage(*matrix, built.scale, HeatmapWidget::emptyCellColor());
-        built.matrix = std::move(matrix);
-        return built;
-    });
-    auto* watcher = new QFutureWatcher<Built>(this);
-    ++m_pending;
-    connect(watcher, &QFutureWatcher<Built>::finished, this, [this, watcher, generation] {
-        --m_pending;
-        watcher->deleteLater();
-        if (generation != m_generation || watcher->future().resultCount() == 0)
-            return;
-        applyMatrix(watcher->future().result());
-    });
-    watcher->setFuture(future);
+    m_run.start(
+        [result = m_result, options = m_options] {
+            Built built;
+            auto matrix = std::make_shared<CommMatrix>(buildCommMatrix(*result, options));
+            built.scale = LogColorScale(matrix->minNonZeroCell, matrix->maxCell);
+            built.image = renderCommMatrixImage(*matrix, built.scale, HeatmapWidget::emptyCellColor());
+            built.matrix = std::move(matrix);
+            return built;
+        },
+        [this](const Built& built) { applyMatrix(built); });
 }
 
 void CommView::applyMatrix(const Built& built)

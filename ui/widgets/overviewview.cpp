@@ -8,7 +8,6 @@
 
 #include <QApplication>
 #include <QFrame>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -19,7 +18,6 @@
 #include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace stagecraft {
 
@@ -77,7 +75,7 @@ OverviewView::OverviewView(QWidget* parent)
     , m_warnings(new QListWidget(this))
     , m_warningsLabel(sectionLabel(tr("Warnings"), this))
 {
-    m_pool.setMaxThreadCount(1);
+    connect(&m_run, &LatestRun::settled, this, &ResultView::settled);
     setObjectName(QStringLiteral("overview"));
     setStyleSheet(
         QStringLiteral("QFrame#metricCard { background: palette(base); border: 1px solid #d5dce5; border-radius: 6px; }"
@@ -161,11 +159,7 @@ OverviewView::OverviewView(QWidget* parent)
     m_title->setText(tr("No result yet"));
 }
 
-OverviewView::~OverviewView()
-{
-    // Running tasks hold their own copy of the result; wait so none outlives the pool.
-    m_pool.waitForDone();
-}
+OverviewView::~OverviewView() = default;
 
 QWidget* OverviewView::addCard(const QString& name, const QString& title, const QString& toolTip)
 {
@@ -229,7 +223,12 @@ QString OverviewView::figureToolTip(const QString& name) const
 
 bool OverviewView::isEstimating() const
 {
-    return m_pending > 0;
+    return m_run.isRunning();
+}
+
+bool OverviewView::isSettled() const
+{
+    return !m_run.isRunning();
 }
 
 void OverviewView::requestEstimate()
@@ -237,27 +236,14 @@ void OverviewView::requestEstimate()
     const std::shared_ptr<const SynthesisResult> result = m_model->result();
     if (!result)
         return;
-    const quint64 generation = ++m_generation;
-    // A superseded estimate that has not started yet never runs (one already running finishes and is dropped).
-    if (m_watcher)
-        m_watcher->cancel();
     // The worker gets a copy of the shared (immutable) result only.
-    auto future = QtConcurrent::run(&m_pool, [result] { return runEstimate(*result); });
-    auto* watcher = new QFutureWatcher<EstimateOutcome>(this);
-    m_watcher = watcher;
-    ++m_pending;
-    connect(watcher, &QFutureWatcher<EstimateOutcome>::finished, this, [this, watcher, generation, result] {
-        --m_pending;
-        watcher->deleteLater();
-        if (generation != m_generation || watcher->future().resultCount() == 0)
-            return;
-        const EstimateOutcome outcome = watcher->future().result();
-        if (!m_model->setEstimate(result, outcome.estimate, QString::fromStdString(outcome.error)))
-            return;
-        showEstimate();
-        Q_EMIT estimateAvailable();
-    });
-    watcher->setFuture(future);
+    m_run.start([result] { return runEstimate(*result); },
+        [this, result](const EstimateOutcome& outcome) {
+            if (!m_model->setEstimate(result, outcome.estimate, QString::fromStdString(outcome.error)))
+                return;
+            showEstimate();
+            Q_EMIT estimateAvailable();
+        });
 }
 
 void OverviewView::showEstimate()

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "session/latestrun.h"
 #include "widgets/resultview.h"
 
 #include <QHash>
-#include <QPointer>
-#include <QThreadPool>
 
 class QFrame;
-class QFutureWatcherBase;
 class QLabel;
 class QListWidget;
 class QSortFilterProxyModel;
@@ -21,8 +19,8 @@ class OverviewModel;
 /// The Overview tab: the workload at a glance (world, parameters, FLOPs, batches, step time), one table row per rank
 /// class (OverviewModel) and the result's warnings.
 ///
-/// The step-time estimate (estimateStep() on the config's GPU, default options) runs in a worker (QtConcurrent on a
-/// private pool); estimates of superseded results are dropped by a generation counter. Until it arrives the card
+/// The step-time estimate (estimateStep() on the config's GPU, default options) runs in a worker (LatestRun);
+/// estimates of superseded results are dropped. Until it arrives the card
 /// says "estimating…"; when it fails the card shows the reason.
 class OverviewView : public ResultView
 {
@@ -45,6 +43,8 @@ public:
     QString figureToolTip(const QString& name) const;
     /// True while the step-time estimate of the shown result runs.
     bool isEstimating() const;
+    /// False while the step-time estimate of the shown result runs.
+    bool isSettled() const override;
 
 Q_SIGNALS:
     /// The step-time estimate of the shown result arrived (succeeded or failed) and the model and card show it.
@@ -76,10 +76,7 @@ private:
     QListWidget* m_warnings;
     QLabel* m_warningsLabel;
     QHash<QString, Card> m_cards;
-    QThreadPool m_pool;
-    quint64 m_generation = 0;
-    int m_pending = 0;
-    QPointer<QFutureWatcherBase> m_watcher; ///< the newest request's
+    LatestRun m_run;
 };
 
 } // namespace stagecraft
