@@ -6,6 +6,7 @@
 #include "models/formatting.h"
 #include "models/groupsmodel.h"
 #include "synthesis/synthesis.h"
+#include "widgets/flowlayout.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -34,6 +35,16 @@ namespace {
     constexpr std::array<Axis, 5> kFilterAxes { Axis::Tp, Axis::Cp, Axis::Ep, Axis::Edp, Axis::Pp };
     const char* const kFilterAxisNames[] = { "tp", "cp", "ep", "dp", "pp" };
 
+    /// A row of controls that stays together when the controls wrap.
+    QHBoxLayout* controlGroup(FlowLayout* flow, QWidget* parent)
+    {
+        auto* group = new QWidget(parent);
+        auto* row = new QHBoxLayout(group);
+        row->setContentsMargins(0, 0, 0, 0);
+        flow->addWidget(group);
+        return row;
+    }
+
     QLabel* mutedLabel(const QString& text, QWidget* parent)
     {
         auto* label = new QLabel(text, parent);
@@ -59,33 +70,35 @@ CommView::CommView(QWidget* parent)
 {
     connect(&m_run, &LatestRun::settled, this, &ResultView::settled);
 
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Resolution:"), this));
+    // Three groups of controls on one line, or wrapped onto two in a narrow window.
+    auto* controls = new FlowLayout;
+    controls->setSpacing(16);
+    QHBoxLayout* resolution = controlGroup(controls, this);
+    resolution->addWidget(new QLabel(tr("Resolution:"), this));
     m_groupingCombo->setToolTip(tr("One row/column per rank, per node (cluster.gpus_per_node ranks) or per "
                                    "coordinate of a mesh axis"));
     m_groupingCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    controls->addWidget(m_groupingCombo);
-    controls->addSpacing(16);
-    controls->addWidget(new QLabel(tr("Collectives:"), this));
+    resolution->addWidget(m_groupingCombo);
+    QHBoxLayout* kinds = controlGroup(controls, this);
+    kinds->addWidget(new QLabel(tr("Collectives:"), this));
     for (int k = 0; k < kCommKindCount; ++k) {
         auto* box = new QCheckBox(commKindName(static_cast<CommKind>(k)), this);
         box->setChecked(true);
         m_kindChecks[static_cast<size_t>(k)] = box;
-        controls->addWidget(box);
+        kinds->addWidget(box);
         connect(box, &QCheckBox::toggled, this, [this] { readControls(); });
     }
-    controls->addSpacing(16);
-    controls->addWidget(new QLabel(tr("Axes:"), this));
+    QHBoxLayout* axes = controlGroup(controls, this);
+    axes->addWidget(new QLabel(tr("Axes:"), this));
     for (size_t a = 0; a < kFilterAxes.size(); ++a) {
         auto* box = new QCheckBox(QLatin1String(kFilterAxisNames[a]), this);
         box->setChecked(true);
         box->setToolTip(a == 4 ? tr("Pipeline send/recv between stages")
                                : tr("Collectives whose groups span only shown axes are counted"));
         m_axisChecks[a] = box;
-        controls->addWidget(box);
+        axes->addWidget(box);
         connect(box, &QCheckBox::toggled, this, [this] { readControls(); });
     }
-    controls->addStretch(1);
     connect(m_groupingCombo, &QComboBox::activated, this, [this] { readControls(); });
 
     m_staleBanner->setText(tr("The config has changed and does not synthesize: this is the last good result."));

@@ -123,6 +123,7 @@ TimelineView::TimelineView(QWidget* parent)
     m_hint->setText(tr("Wheel: zoom around the mouse \u00b7 drag: pan \u00b7 double-click or Fit: whole iteration "
                        "\u00b7 hover a bar for its node \u00b7 bars thinner than a pixel are merged"));
     m_hint->setAlignment(Qt::AlignHCenter);
+    m_hint->setWordWrap(true);
     m_hint->setStyleSheet(QStringLiteral("QLabel { color: #6c6c66; }"));
     cardLayout->addWidget(m_hint);
     cardLayout->addStretch(1);

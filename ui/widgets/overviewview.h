@@ -7,17 +7,21 @@
 #include <QHash>
 
 class QFrame;
+class QGridLayout;
 class QLabel;
 class QListWidget;
-class QSortFilterProxyModel;
 class QTableView;
 
 namespace stagecraft {
 
+class ClassTableProxy;
+class ElidedLabel;
 class OverviewModel;
 
 /// The Overview tab: the workload at a glance (world, parameters, FLOPs, batches, step time), one table row per rank
-/// class (OverviewModel) and the result's warnings.
+/// class (OverviewModel) and the result's warnings. The figure cards flow into as many columns as the width gives
+/// them room for (one row on a wide window, two on a laptop); a detail that still does not fit is elided, with the
+/// whole text as its tooltip.
 ///
 /// The step-time estimate (estimateStep() on the config's GPU, default options) runs in a worker (LatestRun);
 /// estimates of superseded results are dropped. Until it arrives the card
@@ -58,17 +62,22 @@ private:
     {
         QFrame* frame = nullptr;
         QLabel* value = nullptr;
-        QLabel* detail = nullptr;
+        QLabel* detail = nullptr; ///< an ElidedLabel, but the step card's wraps
     };
-    QWidget* addCard(const QString& name, const QString& title, const QString& toolTip);
+    void addCard(const QString& name, const QString& title, const QString& toolTip);
     void setCard(const QString& name, const QString& value, const QString& detail);
+    /// Puts the cards in as many columns as fit the width at their preferred size (rows of equal length).
+    void reflowCards();
+    /// Sizes the table's columns to their header and values and spreads the rest of the width over them; when that
+    /// is too wide, the headers go on two lines first.
+    void fitColumns();
     void fitHeights();
     void requestEstimate();
     void showEstimate();
     void updateEstimateCard();
 
     OverviewModel* m_model;
-    QSortFilterProxyModel* m_proxy;
+    ClassTableProxy* m_proxy;
     QLabel* m_title;
     QLabel* m_subtitle;
     QLabel* m_staleBanner;
@@ -76,6 +85,10 @@ private:
     QListWidget* m_warnings;
     QLabel* m_warningsLabel;
     QHash<QString, Card> m_cards;
+    QList<QFrame*> m_cardOrder;
+    QWidget* m_cardArea;
+    QGridLayout* m_cardGrid;
+    int m_cardColumns = 0;
     LatestRun m_run;
 };
 
