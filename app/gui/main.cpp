@@ -9,6 +9,7 @@
 #include "widgets/configform.h"
 #include "widgets/exportdialog.h"
 #include "widgets/mainwindow.h"
+#include "widgets/overviewview.h"
 #include "widgets/resultview.h"
 #include "widgets/simulatedialog.h"
 
@@ -127,8 +128,11 @@ int main(int argc, char** argv)
         QStringLiteral("After opening CONFIG, replace its model with the one mapped from the Hugging Face "
                        "config.json <file> (File > Import Hugging Face Config...)."),
         QStringLiteral("file"));
+    const QCommandLineOption pinOption(QStringLiteral("pin-baseline"),
+        QStringLiteral("With --screenshot and --edit: pin the first result, once its estimate is in, as the baseline "
+                       "(Edit > Pin as Baseline) before the edits, so the Overview compares the two plans."));
     parser.addOptions({ setOption, checkOption, screenshotOption, tabOption, configTabOption, editOption, sizeOption,
-        exportOption, simulateOption, importHfOption });
+        exportOption, simulateOption, importHfOption, pinOption });
     parser.process(*app);
 
     if (parser.isSet(checkOption))
@@ -180,6 +184,7 @@ int main(int argc, char** argv)
         const QStringList edits = parser.values(editOption);
         const QString exportDir = parser.value(exportOption);
         const QString simulateWith = parser.value(simulateOption);
+        const bool pin = parser.isSet(pinOption);
         if (!simulateWith.isEmpty() && exportDir.isEmpty()) {
             std::fprintf(stderr, "stagecraft-gui: --simulate needs --export-dialog DIR\n");
             return 2;
@@ -203,7 +208,7 @@ int main(int argc, char** argv)
         };
         QObject::connect(
             &window, &stagecraft::MainWindow::resultShown, &window,
-            [&window, edits, grab, exportDir, simulateWith, path] {
+            [&window, edits, grab, exportDir, simulateWith, path, pin] {
                 // The Sweep tab shows a sweep only when asked: run one.
                 if (edits.isEmpty() && exportDir.isEmpty()) {
                     if (auto* sweep = qobject_cast<stagecraft::SweepView*>(window.currentResultView())) {
@@ -264,18 +269,30 @@ int main(int argc, char** argv)
                     grab();
                     return;
                 }
-                QObject::connect(window.session(), &stagecraft::SynthesisSession::synthesisFinished, &window, grab,
-                    Qt::SingleShotConnection);
-                QObject::connect(window.session(), &stagecraft::SynthesisSession::synthesisFailed, &window, grab,
-                    Qt::SingleShotConnection);
-                for (const QString& edit : edits) {
-                    const QString key = edit.section(QLatin1Char('='), 0, 0);
-                    const QString value = edit.section(QLatin1Char('='), 1);
-                    if (!window.configEditor()->form()->setFieldText(key, value)) {
-                        std::fprintf(stderr, "stagecraft-gui: --edit %s: no such field or value\n", qPrintable(edit));
-                        QCoreApplication::exit(2);
+                auto applyEdits = [&window, edits, grab, pin] {
+                    if (pin)
+                        window.pinBaseline();
+                    QObject::connect(window.session(), &stagecraft::SynthesisSession::synthesisFinished, &window, grab,
+                        Qt::SingleShotConnection);
+                    QObject::connect(window.session(), &stagecraft::SynthesisSession::synthesisFailed, &window, grab,
+                        Qt::SingleShotConnection);
+                    for (const QString& edit : edits) {
+                        const QString key = edit.section(QLatin1Char('='), 0, 0);
+                        const QString value = edit.section(QLatin1Char('='), 1);
+                        if (!window.configEditor()->form()->setFieldText(key, value)) {
+                            std::fprintf(
+                                stderr, "stagecraft-gui: --edit %s: no such field or value\n", qPrintable(edit));
+                            QCoreApplication::exit(2);
+                        }
                     }
-                }
+                };
+                // The baseline is pinned with its estimate: wait for the Overview to settle.
+                stagecraft::ResultView* overview = window.overviewView();
+                if (pin && !overview->isSettled())
+                    QObject::connect(
+                        overview, &stagecraft::ResultView::settled, &window, applyEdits, Qt::SingleShotConnection);
+                else
+                    applyEdits();
             },
             Qt::SingleShotConnection);
         if (edits.isEmpty()) {

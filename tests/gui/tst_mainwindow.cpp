@@ -3,6 +3,8 @@
 // result on screen; files with errors open into the YAML tab; tabs are addressable by name; the window fits a laptop.
 #include "config/configloader.h"
 #include "config/hfimport.h"
+#include "estimate/stepestimate.h"
+#include "models/comparisonmodel.h"
 #include "models/diagnosticmodel.h"
 #include "models/overviewmodel.h"
 #include "session/configdocument.h"
@@ -439,6 +441,49 @@ private Q_SLOTS:
             QVERIFY2(header->sectionSize(c) >= need,
                 qPrintable(QStringLiteral("%1: %2 < %3").arg(title).arg(header->sectionSize(c)).arg(need)));
         }
+    }
+
+    void pinnedBaselineIsComparedWithLaterPlans()
+    {
+        // tiny on 1 GPU pinned, then dp 2: the Overview lists both plans' figures side by side with the change.
+        MainWindow window(false);
+        window.setSynthesisDelayMs(0);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QVERIFY(!window.pinBaseline()); // nothing shown yet
+        QVERIFY(window.newFromPreset(QStringLiteral("tiny")));
+        QVERIFY(shown.wait(kTimeoutMs));
+        QVERIFY(waitUntilSettled(window)); // the Overview's estimate is in
+        const auto baseline = window.shownResult();
+        const auto baselineEstimate = window.overviewView()->model()->estimate();
+        QVERIFY(baselineEstimate);
+        const ComparisonModel* comparison = window.overviewView()->comparisonModel();
+        QCOMPARE(comparison->rowCount(), 0);
+        QVERIFY(window.pinBaseline());
+        QCOMPARE(window.baselineResult(), baseline);
+        QVERIFY(window.overviewView()->comparisonTable()->isVisibleTo(window.overviewView()));
+
+        spin(window, "parallelism.dp")->setValue(2);
+        QVERIFY(shown.wait(kTimeoutMs));
+        QVERIFY(waitUntilSettled(window));
+        QCOMPARE(window.baselineResult(), baseline); // an edit keeps the baseline
+        const auto current = window.overviewView()->model()->estimate();
+        QVERIFY(current);
+        // Step time, MFU, tokens/s, one peak-memory row per stage, four collective types and send/recv.
+        QCOMPARE(comparison->rowCount(), 3 + int(baseline->summaries.size()) + 5);
+        auto raw = [comparison](int row, int column) {
+            return comparison->data(comparison->index(row, column), ComparisonModel::RawValueRole).toDouble();
+        };
+        QCOMPARE(raw(0, ComparisonModel::BaselineColumn), baselineEstimate->iterationTimeS);
+        QCOMPARE(raw(0, ComparisonModel::CurrentColumn), current->iterationTimeS);
+        QCOMPARE(raw(2, ComparisonModel::BaselineColumn), baselineEstimate->tokensPerS);
+        QCOMPARE(raw(3, ComparisonModel::BaselineColumn), double(baseline->summaries.front().peakBytes));
+        QCOMPARE(raw(3, ComparisonModel::CurrentColumn), double(window.shownResult()->summaries.front().peakBytes));
+        QVERIFY(!comparison->data(comparison->index(0, ComparisonModel::ChangeColumn)).toString().isEmpty());
+
+        window.clearBaseline();
+        QVERIFY(!window.baselineResult());
+        QCOMPARE(comparison->rowCount(), 0);
+        QVERIFY(!window.overviewView()->comparisonTable()->isVisibleTo(window.overviewView()));
     }
 
     void tabsByName()

@@ -2,6 +2,7 @@
 #include "widgets/overviewview.h"
 
 #include "estimate/stepestimate.h"
+#include "models/comparisonmodel.h"
 #include "models/formatting.h"
 #include "models/overviewmodel.h"
 #include "synthesis/synthesis.h"
@@ -118,6 +119,9 @@ OverviewView::OverviewView(QWidget* parent)
     , m_table(new QTableView(this))
     , m_warnings(new QListWidget(this))
     , m_warningsLabel(sectionLabel(tr("Warnings"), this))
+    , m_comparison(new ComparisonModel(this))
+    , m_comparisonLabel(sectionLabel(QString(), this))
+    , m_comparisonTable(new QTableView(this))
     , m_cardArea(new QWidget(this))
     , m_cardGrid(new QGridLayout(m_cardArea))
 {
@@ -201,9 +205,26 @@ OverviewView::OverviewView(QWidget* parent)
     layout->addWidget(sectionLabel(tr("Rank classes (per rank, one iteration)"), this));
     layout->addWidget(m_table, 10);
     layout->addSpacing(4);
+    layout->addSpacing(4);
+    layout->addWidget(m_comparisonLabel);
+    layout->addWidget(m_comparisonTable, 4);
+    layout->addSpacing(4);
     layout->addWidget(m_warningsLabel);
     layout->addWidget(m_warnings, 1);
     layout->addStretch(1);
+
+    m_comparisonTable->setObjectName(QStringLiteral("comparisonTable"));
+    m_comparisonTable->setModel(m_comparison);
+    m_comparisonTable->setAlternatingRowColors(true);
+    m_comparisonTable->setSelectionMode(QAbstractItemView::NoSelection);
+    m_comparisonTable->setFocusPolicy(Qt::NoFocus);
+    m_comparisonTable->setWordWrap(false);
+    m_comparisonTable->verticalHeader()->hide();
+    m_comparisonTable->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    m_comparisonTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_comparisonTable->horizontalHeader()->setStretchLastSection(false); // the change next to the values
+    m_comparisonLabel->hide();
+    m_comparisonTable->hide();
 
     setCard(QStringLiteral("world"), QStringLiteral("\u2014"), {});
     m_title->setText(tr("No result yet"));
@@ -360,7 +381,40 @@ void OverviewView::requestEstimate()
 void OverviewView::showEstimate()
 {
     updateEstimateCard();
+    m_comparison->setCurrent({ m_model->result(), m_model->estimate() });
     fitHeights();
+}
+
+void OverviewView::setBaseline(
+    std::shared_ptr<const SynthesisResult> baseline, std::shared_ptr<const StepEstimate> estimate)
+{
+    m_comparison->setBaseline({ baseline, std::move(estimate) });
+    m_comparison->setCurrent({ m_model->result(), m_model->estimate() });
+    const bool on = baseline != nullptr;
+    if (on) {
+        const ParallelismConfig& p = baseline->config.parallelism;
+        m_comparisonLabel->setText(
+            tr("Compared with the baseline: %1, %2 (dp %3 \u00b7 tp %4 \u00b7 pp %5 \u00b7 cp %6)")
+                .arg(QString::fromStdString(baseline->config.name),
+                    countNoun(baseline->worldSize(), tr("GPU"), tr("GPUs")))
+                .arg(p.dp)
+                .arg(p.tp)
+                .arg(p.pp)
+                .arg(p.cp));
+    }
+    m_comparisonLabel->setVisible(on);
+    m_comparisonTable->setVisible(on);
+    fitHeights();
+}
+
+ComparisonModel* OverviewView::comparisonModel() const
+{
+    return m_comparison;
+}
+
+QTableView* OverviewView::comparisonTable() const
+{
+    return m_comparisonTable;
 }
 
 void OverviewView::updateEstimateCard()
@@ -510,6 +564,10 @@ void OverviewView::fitHeights()
     for (int row = 0; row < m_warnings->count(); ++row)
         listHeight += m_warnings->sizeHintForRow(row);
     m_warnings->setMaximumHeight(listHeight);
+    int comparisonHeight = m_comparisonTable->horizontalHeader()->sizeHint().height() + frame;
+    for (int row = 0; row < m_comparison->rowCount(); ++row)
+        comparisonHeight += m_comparisonTable->rowHeight(row);
+    m_comparisonTable->setMaximumHeight(comparisonHeight);
     // The box layouts do not grow the card row for a wrapped label: reserve the lines the estimate's detail needs.
     QLabel* detail = m_cards.value(stepCard()).detail;
     const int width = detail->width();

@@ -15,13 +15,18 @@ class QTableView;
 namespace stagecraft {
 
 class ClassTableProxy;
+class ComparisonModel;
 class ElidedLabel;
 class OverviewModel;
+struct StepEstimate;
 
 /// The Overview tab: the workload at a glance (world, parameters, FLOPs, batches, step time), one table row per rank
 /// class (OverviewModel) and the result's warnings. The figure cards flow into as many columns as the width gives
 /// them room for (one row on a wide window, two on a laptop); a detail that still does not fit is elided, with the
 /// whole text as its tooltip.
+///
+/// With a baseline pinned (setBaseline(), MainWindow's "Pin as Baseline"), a table compares it with the shown
+/// result figure by figure (ComparisonModel: step time, MFU, tokens/s, peak memory per stage, bytes per collective).
 ///
 /// The step-time estimate (estimateStep() on the config's GPU, default options) runs in a worker (LatestRun);
 /// estimates of superseded results are dropped. Until it arrives the card
@@ -47,6 +52,11 @@ public:
     QString figureToolTip(const QString& name) const;
     /// True while the step-time estimate of the shown result runs.
     bool isEstimating() const;
+
+    /// Compares the shown result with `baseline` (and its estimate, may be null); a null `baseline` clears it.
+    void setBaseline(std::shared_ptr<const SynthesisResult> baseline, std::shared_ptr<const StepEstimate> estimate);
+    ComparisonModel* comparisonModel() const;
+    QTableView* comparisonTable() const;
     /// False while the step-time estimate of the shown result runs.
     bool isSettled() const override;
 
@@ -83,6 +93,9 @@ private:
     QLabel* m_staleBanner;
     QTableView* m_table;
     QListWidget* m_warnings;
+    ComparisonModel* m_comparison;
+    QLabel* m_comparisonLabel;
+    QTableView* m_comparisonTable;
     QLabel* m_warningsLabel;
     QHash<QString, Card> m_cards;
     QList<QFrame*> m_cardOrder;
