@@ -9,6 +9,7 @@
 #include "models/overviewmodel.h"
 #include "session/configdocument.h"
 #include "session/synthesissession.h"
+#include "sweep/sweepchartview.h"
 #include "sweep/sweepview.h"
 #include "synthesis/synthesis.h"
 #include "widgets/configeditor.h"
@@ -480,7 +481,18 @@ private Q_SLOTS:
         QCOMPARE(raw(3, ComparisonModel::CurrentColumn), double(window.shownResult()->summaries.front().peakBytes));
         QVERIFY(!comparison->data(comparison->index(0, ComparisonModel::ChangeColumn)).toString().isEmpty());
 
+        // The Sweep marks the baseline's plan among its plans for the baseline's GPU count.
+        auto* sweep = window.findChild<SweepView*>();
+        QVERIFY(window.showTab(QStringLiteral("sweep")));
+        sweep->gpusSpin()->setValue(1);
+        QSignalSpy swept(sweep, &SweepView::sweepFinished);
+        QVERIFY(sweep->runSweep());
+        QVERIFY(swept.wait(kTimeoutMs));
+        QVERIFY(sweep->chartView()->baselinePlan().isValid());
+        QVERIFY(!sweep->chartView()->currentPlan().isValid()); // dp 2 is not a plan for one GPU
+
         window.clearBaseline();
+        QVERIFY(!sweep->chartView()->baselinePlan().isValid());
         QVERIFY(!window.baselineResult());
         QCOMPARE(comparison->rowCount(), 0);
         QVERIFY(!window.overviewView()->comparisonTable()->isVisibleTo(window.overviewView()));

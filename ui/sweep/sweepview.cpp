@@ -250,6 +250,12 @@ void SweepView::setResult(std::shared_ptr<const SynthesisResult> result)
     updateBanner();
 }
 
+void SweepView::setBaseline(std::shared_ptr<const SynthesisResult> baseline)
+{
+    m_baselineConfig = baseline ? std::optional<Config>(baseline->config) : std::nullopt;
+    updateCurrentPlan();
+}
+
 void SweepView::setStale(bool stale)
 {
     m_stale = stale;
@@ -404,6 +410,10 @@ void SweepView::updateCurrentPlan()
     if (m_sweep && m_config && sameSweepInputs(*m_config, m_sweepConfig))
         current = findSweepPlan(*m_sweep, *m_config);
     m_chart->setCurrentPlan(current);
+    SweepPlanRef baseline;
+    if (m_sweep && m_baselineConfig && sameSweepInputs(*m_baselineConfig, m_sweepConfig))
+        baseline = findSweepPlan(*m_sweep, *m_baselineConfig);
+    m_chart->setBaselinePlan(baseline);
     m_model->setCurrentRow(current.isValid() && current.fitting ? current.index : -1);
     m_legend->setText(m_chart->legendHtml());
 }

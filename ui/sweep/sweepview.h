@@ -45,6 +45,8 @@ public:
 
     void setResult(std::shared_ptr<const SynthesisResult> result) override;
     void setStale(bool stale) override;
+    /// Marks the baseline's plan on the chart when the shown sweep has it (same inputs, same GPU count).
+    void setBaseline(std::shared_ptr<const SynthesisResult> baseline) override;
 
     /// Starts a sweep of the current config on gpusSpin() GPUs with the micro-batch sizes of microBatchEdit(),
     /// cancelling a running one. False (the status line says why) when there is no config, its GPU is unknown or the
@@ -109,6 +111,7 @@ private:
     QString summary() const;
 
     std::optional<Config> m_config;
+    std::optional<Config> m_baselineConfig;
     Config m_sweepConfig;
     std::shared_ptr<const SweepResult> m_sweep;
     double m_sweepDurationS = 0;

@@ -10,7 +10,6 @@
 #include "graph/graphview.h"
 #include "heatmap/commview.h"
 #include "models/formatting.h"
-#include "models/overviewmodel.h"
 #include "session/configdocument.h"
 #include "session/synthesissession.h"
 #include "sweep/sweepview.h"
@@ -307,9 +306,8 @@ bool MainWindow::pinBaseline()
     if (!m_shownResult)
         return false;
     m_baseline = m_shownResult;
-    // The estimate is the Overview's; pinned before it arrived, the baseline has none (its rows show a dash).
-    const bool estimated = m_overview->model()->result() == m_shownResult;
-    m_overview->setBaseline(m_baseline, estimated ? m_overview->model()->estimate() : nullptr);
+    for (ResultView* view : std::as_const(m_views))
+        view->setBaseline(m_baseline);
     m_clearBaselineAction->setEnabled(true);
     setStatus(tr("Pinned %1 on %2 GPUs as the baseline; the Overview compares later plans with it")
                   .arg(QString::fromStdString(m_baseline->config.name))
@@ -320,7 +318,8 @@ bool MainWindow::pinBaseline()
 void MainWindow::clearBaseline()
 {
     m_baseline.reset();
-    m_overview->setBaseline(nullptr, nullptr);
+    for (ResultView* view : std::as_const(m_views))
+        view->setBaseline(nullptr);
     m_clearBaselineAction->setEnabled(false);
 }
 

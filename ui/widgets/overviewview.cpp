@@ -385,9 +385,11 @@ void OverviewView::showEstimate()
     fitHeights();
 }
 
-void OverviewView::setBaseline(
-    std::shared_ptr<const SynthesisResult> baseline, std::shared_ptr<const StepEstimate> estimate)
+void OverviewView::setBaseline(std::shared_ptr<const SynthesisResult> baseline)
 {
+    std::shared_ptr<const StepEstimate> estimate;
+    if (baseline && baseline == m_model->result())
+        estimate = m_model->estimate();
     m_comparison->setBaseline({ baseline, std::move(estimate) });
     m_comparison->setCurrent({ m_model->result(), m_model->estimate() });
     const bool on = baseline != nullptr;

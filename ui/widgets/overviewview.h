@@ -53,8 +53,9 @@ public:
     /// True while the step-time estimate of the shown result runs.
     bool isEstimating() const;
 
-    /// Compares the shown result with `baseline` (and its estimate, may be null); a null `baseline` clears it.
-    void setBaseline(std::shared_ptr<const SynthesisResult> baseline, std::shared_ptr<const StepEstimate> estimate);
+    /// Compares the shown result with `baseline` (null: clears it). Its estimate is the one this view has when
+    /// `baseline` is the shown result; otherwise (pinned before its estimate arrived) its estimate rows show a dash.
+    void setBaseline(std::shared_ptr<const SynthesisResult> baseline) override;
     ComparisonModel* comparisonModel() const;
     QTableView* comparisonTable() const;
     /// False while the step-time estimate of the shown result runs.

@@ -28,6 +28,12 @@ public:
     {
         Q_UNUSED(stale);
     }
+    /// The plan pinned as the baseline (Edit > Pin as Baseline; null: none). Views that compare plans show it
+    /// next to the current result (the Overview's table, the Sweep's marker).
+    virtual void setBaseline(std::shared_ptr<const SynthesisResult> baseline)
+    {
+        Q_UNUSED(baseline);
+    }
     /// False while work for the shown result (or the latest request of the view's controls) is still running.
     virtual bool isSettled() const
     {
