@@ -4,13 +4,13 @@
 #include "config/configloader.h"
 #include "session/synthesissession.h"
 #include "sweep/sweepview.h"
-#include "timeline/timelineview.h"
 #include "version.h"
 #include "widgets/configeditor.h"
 #include "widgets/configform.h"
 #include "widgets/exportdialog.h"
 #include "widgets/mainwindow.h"
 #include "widgets/overviewview.h"
+#include "widgets/resultview.h"
 #include "widgets/simulatedialog.h"
 
 #include <QApplication>
@@ -128,8 +128,13 @@ int main(int argc, char** argv)
         QStringLiteral("After opening CONFIG, replace its model with the one mapped from the Hugging Face "
                        "config.json <file> (File > Import Hugging Face Config...)."),
         QStringLiteral("file"));
+    QCommandLineOption pinOption(QStringLiteral("pin-baseline"),
+        QStringLiteral("With --screenshot and --edit: pin the first result, once its estimate is in, as the baseline "
+                       "(Edit > Pin as Baseline) before the edits, so the Overview compares the two plans."));
+    // Hidden until the command-line reference in README.md lists it (tests/core/tst_docs compares the two).
+    pinOption.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOptions({ setOption, checkOption, screenshotOption, tabOption, configTabOption, editOption, sizeOption,
-        exportOption, simulateOption, importHfOption });
+        exportOption, simulateOption, importHfOption, pinOption });
     parser.process(*app);
 
     if (parser.isSet(checkOption))
@@ -181,48 +186,37 @@ int main(int argc, char** argv)
         const QStringList edits = parser.values(editOption);
         const QString exportDir = parser.value(exportOption);
         const QString simulateWith = parser.value(simulateOption);
+        const bool pin = parser.isSet(pinOption);
         if (!simulateWith.isEmpty() && exportDir.isEmpty()) {
             std::fprintf(stderr, "stagecraft-gui: --simulate needs --export-dialog DIR\n");
             return 2;
         }
         auto grab = [&window, path] {
             // Let the views lay out and paint before grabbing.
-            QTimer::singleShot(500, &window, [&window, path] {
-                const bool saved = window.grab().toImage().save(path, "PNG");
-                if (!saved)
-                    std::fprintf(stderr, "stagecraft-gui: cannot write %s\n", qPrintable(path));
-                QCoreApplication::exit(saved ? 0 : 1);
-            });
+            auto grabNow = [&window, path] {
+                QTimer::singleShot(500, &window, [&window, path] {
+                    const bool saved = window.grab().toImage().save(path, "PNG");
+                    if (!saved)
+                        std::fprintf(stderr, "stagecraft-gui: cannot write %s\n", qPrintable(path));
+                    QCoreApplication::exit(saved ? 0 : 1);
+                });
+            };
+            // The Sweep tab shows a sweep only when asked: run one.
+            stagecraft::ResultView* view = window.currentResultView();
+            if (auto* sweep = qobject_cast<stagecraft::SweepView*>(view); sweep && !sweep->runSweep()) {
+                std::fprintf(stderr, "stagecraft-gui: the sweep did not start\n");
+                QCoreApplication::exit(1);
+                return;
+            }
+            // A tab that finishes its work after the result arrives (a layout, an estimate...): wait for it.
+            if (view && !view->isSettled())
+                QObject::connect(view, &stagecraft::ResultView::settled, &window, grabNow, Qt::SingleShotConnection);
+            else
+                grabNow();
         };
         QObject::connect(
             &window, &stagecraft::MainWindow::resultShown, &window,
-            [&window, edits, grab, exportDir, simulateWith, path] {
-                // Tabs that finish their work after the result arrives: wait for it before grabbing.
-                if (edits.isEmpty() && exportDir.isEmpty()) {
-                    if (auto* sweep = qobject_cast<stagecraft::SweepView*>(window.currentResultView())) {
-                        QObject::connect(
-                            sweep, &stagecraft::SweepView::sweepFinished, &window, grab, Qt::SingleShotConnection);
-                        if (!sweep->runSweep()) {
-                            std::fprintf(stderr, "stagecraft-gui: the sweep did not start\n");
-                            QCoreApplication::exit(1);
-                        }
-                        return;
-                    }
-                    if (auto* overview = qobject_cast<stagecraft::OverviewView*>(window.currentResultView())) {
-                        if (overview->isEstimating()) {
-                            QObject::connect(overview, &stagecraft::OverviewView::estimateAvailable, &window, grab,
-                                Qt::SingleShotConnection);
-                            return;
-                        }
-                    }
-                    if (auto* timeline = qobject_cast<stagecraft::TimelineView*>(window.currentResultView())) {
-                        if (timeline->isUpdating()) {
-                            QObject::connect(timeline, &stagecraft::TimelineView::timelineAvailable, &window, grab,
-                                Qt::SingleShotConnection);
-                            return;
-                        }
-                    }
-                }
+            [&window, edits, grab, exportDir, simulateWith, path, pin] {
                 if (!exportDir.isEmpty()) {
                     stagecraft::ExportDialog* dialog = window.openExportDialog();
                     dialog->setDirectory(exportDir);
@@ -273,18 +267,30 @@ int main(int argc, char** argv)
                     grab();
                     return;
                 }
-                QObject::connect(window.session(), &stagecraft::SynthesisSession::synthesisFinished, &window, grab,
-                    Qt::SingleShotConnection);
-                QObject::connect(window.session(), &stagecraft::SynthesisSession::synthesisFailed, &window, grab,
-                    Qt::SingleShotConnection);
-                for (const QString& edit : edits) {
-                    const QString key = edit.section(QLatin1Char('='), 0, 0);
-                    const QString value = edit.section(QLatin1Char('='), 1);
-                    if (!window.configEditor()->form()->setFieldText(key, value)) {
-                        std::fprintf(stderr, "stagecraft-gui: --edit %s: no such field or value\n", qPrintable(edit));
-                        QCoreApplication::exit(2);
+                auto applyEdits = [&window, edits, grab, pin] {
+                    if (pin)
+                        window.pinBaseline();
+                    QObject::connect(window.session(), &stagecraft::SynthesisSession::synthesisFinished, &window, grab,
+                        Qt::SingleShotConnection);
+                    QObject::connect(window.session(), &stagecraft::SynthesisSession::synthesisFailed, &window, grab,
+                        Qt::SingleShotConnection);
+                    for (const QString& edit : edits) {
+                        const QString key = edit.section(QLatin1Char('='), 0, 0);
+                        const QString value = edit.section(QLatin1Char('='), 1);
+                        if (!window.configEditor()->form()->setFieldText(key, value)) {
+                            std::fprintf(
+                                stderr, "stagecraft-gui: --edit %s: no such field or value\n", qPrintable(edit));
+                            QCoreApplication::exit(2);
+                        }
                     }
-                }
+                };
+                // The baseline is pinned with its estimate: wait for the Overview to settle.
+                stagecraft::ResultView* overview = window.overviewView();
+                if (pin && !overview->isSettled())
+                    QObject::connect(
+                        overview, &stagecraft::ResultView::settled, &window, applyEdits, Qt::SingleShotConnection);
+                else
+                    applyEdits();
             },
             Qt::SingleShotConnection);
         if (edits.isEmpty()) {

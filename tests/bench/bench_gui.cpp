@@ -3,20 +3,16 @@
 // llama3-70b on 16,384 GPUs (dp 256, tp 8, pp 8). The edit toggles training.recompute between selective and none,
 // which keeps the world and re-synthesizes every class. Measured per visible tab, because the Memory, Graph and
 // Communication tabs finish their own work (down-sampling, layout, the rank matrix) in workers after the result
-// arrives (the Overview its step-time estimate); the time ends when that work is on screen and the window has
-// repainted. The edit debounce (150 ms by default, a deliberate pause while the user types) is set to 0 so the figure
-// is the work itself.
+// arrives (the Overview its step-time estimate); the time ends when that work is on screen (ResultView::settled())
+// and the window has repainted. The edit debounce (150 ms by default, a deliberate pause while the user types) is set
+// to 0 so the figure is the work itself.
 #include "benchfigure.h"
-#include "charts/memoryview.h"
 #include "config/configloader.h"
-#include "graph/graphview.h"
-#include "heatmap/commview.h"
 #include "session/configdocument.h"
 #include "widgets/mainwindow.h"
-#include "widgets/overviewview.h"
+#include "widgets/resultview.h"
 
 #include <QApplication>
-#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QTimer>
 #include <chrono>
@@ -97,27 +93,13 @@ void editToViews(benchmark::State& state, const char* tab, const char* figure)
     for (auto _ : state) {
         flip ^= 1;
         const auto start = std::chrono::steady_clock::now();
-        bool viewReady = false;
-        // The tab's own asynchronous work, when it has some, ends with its signal.
-        QMetaObject::Connection c;
-        if (auto* v = w.window.findChild<MemoryView*>(); v && std::string(tab) == "memory")
-            c = QObject::connect(v, &MemoryView::chartDataAvailable, [&] { viewReady = true; });
-        else if (auto* g = w.window.findChild<GraphView*>(); g && std::string(tab) == "graph")
-            c = QObject::connect(g, &GraphView::graphShown, [&] { viewReady = true; });
-        else if (auto* m = w.window.findChild<CommView*>(); m && std::string(tab) == "communication")
-            c = QObject::connect(m, &CommView::matrixAvailable, [&] { viewReady = true; });
-        else if (auto* o = w.window.findChild<OverviewView*>(); o && std::string(tab) == "overview")
-            c = QObject::connect(o, &OverviewView::estimateAvailable, [&] { viewReady = true; });
-        else
-            viewReady = true;
         w.window.document()->edit(w.configs[flip], QStringLiteral("bench"));
         if (!waitFor(&w.window, &MainWindow::resultShown))
             std::abort();
-        QElapsedTimer guard;
-        guard.start();
-        while (!viewReady && guard.elapsed() < 60'000)
-            QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
-        QObject::disconnect(c);
+        // The tab's own asynchronous work, when it has some, ends with settled().
+        ResultView* view = w.window.currentResultView();
+        if (!view->isSettled() && !waitFor(view, &ResultView::settled))
+            std::abort();
         w.window.repaint();
         state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }

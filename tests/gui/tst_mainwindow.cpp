@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // MainWindow: an edit re-synthesizes after the debounce and the views follow; a failing edit keeps the last good
-// result on screen; files with errors open into the YAML tab; tabs are addressable by name.
+// result on screen; files with errors open into the YAML tab; tabs are addressable by name; the window fits a laptop.
 #include "config/configloader.h"
 #include "config/hfimport.h"
+#include "estimate/stepestimate.h"
+#include "models/comparisonmodel.h"
 #include "models/diagnosticmodel.h"
 #include "models/overviewmodel.h"
 #include "session/configdocument.h"
 #include "session/synthesissession.h"
+#include "sweep/sweepchartview.h"
 #include "sweep/sweepview.h"
 #include "synthesis/synthesis.h"
 #include "widgets/configeditor.h"
@@ -16,17 +19,22 @@
 #include "widgets/mainwindow.h"
 #include "widgets/overviewview.h"
 #include "widgets/reportview.h"
+#include "widgets/resultview.h"
 
 #include <QAction>
 #include <QElapsedTimer>
+#include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QUndoStack>
 #include <QtTest>
+#include <algorithm>
 
 using namespace stagecraft;
 
@@ -46,6 +54,34 @@ qint64 ranksOfClass0(const MainWindow& window)
 {
     const OverviewModel* model = window.overviewView()->model();
     return model->data(model->index(0, OverviewModel::RanksColumn), OverviewModel::RawValueRole).toLongLong();
+}
+
+/// The widgets with the widest (or tallest) minimum size hints, for a failure message: where the minimum comes from.
+QString largestMinimums(const QWidget& window, bool byHeight)
+{
+    QList<QWidget*> widgets = window.findChildren<QWidget*>();
+    auto extent = [byHeight](const QWidget* w) {
+        const QSize s = w->minimumSizeHint().expandedTo(w->minimumSize());
+        return byHeight ? s.height() : s.width();
+    };
+    std::sort(
+        widgets.begin(), widgets.end(), [&](const QWidget* a, const QWidget* b) { return extent(a) > extent(b); });
+    QStringList lines;
+    for (const QWidget* w : widgets.mid(0, 40)) {
+        QString path;
+        for (const QObject* o = w; o && o != &window; o = o->parent())
+            path.prepend(QString::fromLatin1(o->metaObject()->className()) + QLatin1Char('#') + o->objectName()
+                + QLatin1Char('/'));
+        lines << QStringLiteral("%1 %2").arg(extent(w)).arg(path);
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+/// Waits until the current tab's view has finished its work for the shown result.
+bool waitUntilSettled(const MainWindow& window)
+{
+    ResultView* view = window.currentResultView();
+    return view && (view->isSettled() || QSignalSpy(view, &ResultView::settled).wait(kTimeoutMs));
 }
 
 } // namespace
@@ -349,6 +385,117 @@ private Q_SLOTS:
         QCOMPARE(window.shownResult()->worldSize(), int64_t(4));
         window.document()->undoStack()->undo();
         QCOMPARE(window.document()->config().parallelism.worldSize(), int64_t(1));
+    }
+
+    void fitsALaptopScreen()
+    {
+        // 1366 x 768 is the smallest common laptop screen: with a preset on every tab, the window may be that small
+        // and the Overview's table then shows every column without scrolling.
+        MainWindow window(false);
+        window.resize(1366, 768);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QString error;
+        QVERIFY2(window.openConfigOrPreset(QStringLiteral("llama3-70b"), {}, &error), qPrintable(error));
+        QVERIFY(shown.wait(kTimeoutMs));
+        // Tabs not shown yet (no result, never laid out) must not ask for more room either.
+        QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+        QVERIFY2(minimum.width() <= 1366 && minimum.height() <= 768,
+            qPrintable(QStringLiteral("%1x%2").arg(minimum.width()).arg(minimum.height())));
+        // A view's minimum may grow with what it shows: give every tab the result and let its work finish.
+        for (const QString& name : window.tabNames()) {
+            QVERIFY(window.showTab(name));
+            QVERIFY2(waitUntilSettled(window), qPrintable(name));
+        }
+        minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+        qInfo("minimum size with llama3-70b on every tab: %dx%d", minimum.width(), minimum.height());
+        if (minimum.width() > 1366)
+            qInfo("widest minimums:\n%s", qPrintable(largestMinimums(window, false)));
+        QVERIFY(minimum.width() <= 1366);
+        if (minimum.height() > 768)
+            qInfo("tallest minimums:\n%s", qPrintable(largestMinimums(window, true)));
+        QVERIFY(minimum.height() <= 768);
+
+        QVERIFY(window.showTab(QStringLiteral("overview")));
+        QVERIFY(waitUntilSettled(window));
+        window.resize(1366, 768);
+        QTest::qWait(50); // layouts settle
+        QCOMPARE(window.size(), QSize(1366, 768));
+        QTableView* table = window.overviewView()->table();
+        const QAbstractItemView* items = table; // sizeHintForColumn() is public there, protected in QTableView
+        const QHeaderView* header = table->horizontalHeader();
+        const int margin = header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+        QVERIFY(table->isVisible());
+        QVERIFY(!table->horizontalScrollBar()->isVisible());
+        for (int c = 0; c < header->count(); ++c) {
+            const QString title = table->model()->headerData(c, Qt::Horizontal).toString();
+            QVERIFY2(!header->isSectionHidden(c), qPrintable(title));
+            const int right = header->sectionViewportPosition(c) + header->sectionSize(c);
+            QVERIFY2(header->sectionViewportPosition(c) >= 0 && right <= table->viewport()->width(),
+                qPrintable(
+                    QStringLiteral("%1 ends at %2 of %3").arg(title).arg(right).arg(table->viewport()->width())));
+            // Wide enough for its title (on one or two lines) and its values: nothing is elided.
+            int need = items->sizeHintForColumn(c);
+            for (const QString& line : title.split(QLatin1Char('\n')))
+                need = std::max(need, header->fontMetrics().horizontalAdvance(line) + 2 * margin);
+            QVERIFY2(header->sectionSize(c) >= need,
+                qPrintable(QStringLiteral("%1: %2 < %3").arg(title).arg(header->sectionSize(c)).arg(need)));
+        }
+    }
+
+    void pinnedBaselineIsComparedWithLaterPlans()
+    {
+        // tiny on 1 GPU pinned, then dp 2: the Overview lists both plans' figures side by side with the change.
+        MainWindow window(false);
+        window.setSynthesisDelayMs(0);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QVERIFY(!window.pinBaseline()); // nothing shown yet
+        QVERIFY(window.newFromPreset(QStringLiteral("tiny")));
+        QVERIFY(shown.wait(kTimeoutMs));
+        QVERIFY(waitUntilSettled(window)); // the Overview's estimate is in
+        const auto baseline = window.shownResult();
+        const auto baselineEstimate = window.overviewView()->model()->estimate();
+        QVERIFY(baselineEstimate);
+        const ComparisonModel* comparison = window.overviewView()->comparisonModel();
+        QCOMPARE(comparison->rowCount(), 0);
+        QVERIFY(window.pinBaseline());
+        QCOMPARE(window.baselineResult(), baseline);
+        QVERIFY(window.overviewView()->comparisonTable()->isVisibleTo(window.overviewView()));
+
+        spin(window, "parallelism.dp")->setValue(2);
+        QVERIFY(shown.wait(kTimeoutMs));
+        QVERIFY(waitUntilSettled(window));
+        QCOMPARE(window.baselineResult(), baseline); // an edit keeps the baseline
+        const auto current = window.overviewView()->model()->estimate();
+        QVERIFY(current);
+        // Step time, MFU, tokens/s, one peak-memory row per stage, four collective types and send/recv.
+        QCOMPARE(comparison->rowCount(), 3 + int(baseline->summaries.size()) + 5);
+        auto raw = [comparison](int row, int column) {
+            return comparison->data(comparison->index(row, column), ComparisonModel::RawValueRole).toDouble();
+        };
+        QCOMPARE(raw(0, ComparisonModel::BaselineColumn), baselineEstimate->iterationTimeS);
+        QCOMPARE(raw(0, ComparisonModel::CurrentColumn), current->iterationTimeS);
+        QCOMPARE(raw(2, ComparisonModel::BaselineColumn), baselineEstimate->tokensPerS);
+        QCOMPARE(raw(3, ComparisonModel::BaselineColumn), double(baseline->summaries.front().peakBytes));
+        QCOMPARE(raw(3, ComparisonModel::CurrentColumn), double(window.shownResult()->summaries.front().peakBytes));
+        QVERIFY(!comparison->data(comparison->index(0, ComparisonModel::ChangeColumn)).toString().isEmpty());
+
+        // The Sweep marks the baseline's plan among its plans for the baseline's GPU count.
+        auto* sweep = window.findChild<SweepView*>();
+        QVERIFY(window.showTab(QStringLiteral("sweep")));
+        sweep->gpusSpin()->setValue(1);
+        QSignalSpy swept(sweep, &SweepView::sweepFinished);
+        QVERIFY(sweep->runSweep());
+        QVERIFY(swept.wait(kTimeoutMs));
+        QVERIFY(sweep->chartView()->baselinePlan().isValid());
+        QVERIFY(!sweep->chartView()->currentPlan().isValid()); // dp 2 is not a plan for one GPU
+
+        window.clearBaseline();
+        QVERIFY(!sweep->chartView()->baselinePlan().isValid());
+        QVERIFY(!window.baselineResult());
+        QCOMPARE(comparison->rowCount(), 0);
+        QVERIFY(!window.overviewView()->comparisonTable()->isVisibleTo(window.overviewView()));
     }
 
     void tabsByName()

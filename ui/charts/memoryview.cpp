@@ -12,7 +12,6 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFrame>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -23,7 +22,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace stagecraft {
 
@@ -43,7 +41,7 @@ MemoryView::MemoryView(QWidget* parent)
     , m_legend(new QLabel(this))
     , m_staleBanner(new QLabel(this))
 {
-    m_pool.setMaxThreadCount(1);
+    connect(&m_run, &LatestRun::settled, this, &ResultView::settled);
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Class:"), this));
@@ -140,11 +138,7 @@ MemoryView::MemoryView(QWidget* parent)
     setEnabled(false);
 }
 
-MemoryView::~MemoryView()
-{
-    // Running tasks hold their own copy of the result; wait so none outlives the pool.
-    m_pool.waitForDone();
-}
+MemoryView::~MemoryView() = default;
 
 QString MemoryView::className(int classIndex) const
 {
@@ -255,28 +249,22 @@ qint64 MemoryView::cursorStep() const
 
 bool MemoryView::isUpdating() const
 {
-    return m_pending > 0;
+    return m_run.isRunning();
+}
+
+bool MemoryView::isSettled() const
+{
+    return !m_run.isRunning();
 }
 
 void MemoryView::requestChart()
 {
     if (!m_result)
         return;
-    const quint64 generation = ++m_generation;
     // The worker gets copies only: the shared (immutable) result and two indices.
-    auto future = QtConcurrent::run(&m_pool, [result = m_result, cls = currentClass(), cmp = compareClass()] {
-        return buildMemoryChartData(*result, cls, cmp);
-    });
-    auto* watcher = new QFutureWatcher<MemoryChartData>(this);
-    ++m_pending;
-    connect(watcher, &QFutureWatcher<MemoryChartData>::finished, this, [this, watcher, generation] {
-        --m_pending;
-        watcher->deleteLater();
-        if (generation != m_generation || watcher->future().resultCount() == 0)
-            return;
-        applyChart(watcher->future().result());
-    });
-    watcher->setFuture(future);
+    m_run.start([result = m_result, cls = currentClass(),
+                    cmp = compareClass()] { return buildMemoryChartData(*result, cls, cmp); },
+        [this](const MemoryChartData& data) { applyChart(data); });
 }
 
 void MemoryView::applyChart(const MemoryChartData& data)

@@ -2,9 +2,8 @@
 #pragma once
 
 #include "charts/memorychartdata.h"
+#include "session/latestrun.h"
 #include "widgets/resultview.h"
-
-#include <QThreadPool>
 
 class QCheckBox;
 class QComboBox;
@@ -21,8 +20,8 @@ class MemoryModel;
 
 /// The Memory tab: the memory timeline of one rank's class as stacked areas (MemoryChartView), the HBM capacity,
 /// an optional comparison with a second class (default: the last stage), a cursor whose step lists the live
-/// buffers in a side table (MemoryModel), and CSV export. Down-sampling runs in a worker (QtConcurrent on a private
-/// pool); results of superseded requests are dropped by a generation counter.
+/// buffers in a side table (MemoryModel), and CSV export. Down-sampling runs in a worker (LatestRun): results of
+/// superseded requests are dropped.
 ///
 /// Embed: `auto* v = new MemoryView; window->addResultView(v, tr("Memory"), "memory");` then setResult().
 class MemoryView : public ResultView
@@ -52,6 +51,8 @@ public:
     qint64 cursorStep() const;
     /// True while a down-sampling request is running or queued.
     bool isUpdating() const;
+    /// False while the chart of the latest request is still being built.
+    bool isSettled() const override;
 
     MemoryModel* model() const;
     MemoryChartView* chartView() const;
@@ -83,9 +84,7 @@ private:
     QLabel* m_cursorTitle;
     QLabel* m_legend;
     QLabel* m_staleBanner;
-    QThreadPool m_pool;
-    quint64 m_generation = 0;
-    int m_pending = 0;
+    LatestRun m_run;
     qint64 m_pinnedStep = -1;
     qint64 m_hoverStep = -1;
     bool m_syncing = false;

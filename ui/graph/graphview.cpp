@@ -13,6 +13,7 @@
 #include "models/formatting.h"
 #include "session/outputsaver.h"
 #include "synthesis/synthesis.h"
+#include "widgets/flowlayout.h"
 
 #include <QBuffer>
 #include <QCheckBox>
@@ -135,19 +136,29 @@ void GraphView::buildUi()
 
     auto* bar = new QWidget(this);
     bar->setObjectName(QStringLiteral("graphToolbar"));
-    auto* barLayout = new QHBoxLayout(bar);
+    // Groups of controls on one line, wrapped onto more in a narrow window.
+    auto* barLayout = new FlowLayout(bar);
     barLayout->setContentsMargins(8, 6, 8, 6);
-    barLayout->setSpacing(4);
+    barLayout->setSpacing(10);
+    auto group = [bar, barLayout] {
+        auto* widget = new QWidget(bar);
+        auto* row = new QHBoxLayout(widget);
+        row->setContentsMargins(0, 0, 0, 0);
+        row->setSpacing(4);
+        barLayout->addWidget(widget);
+        return row;
+    };
 
     m_classCombo = new QComboBox(bar);
     m_classCombo->setToolTip(tr("Rank class (pipeline stage): ranks of a class run the same program"));
     m_classCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_rankSpin = new QSpinBox(bar);
     m_rankSpin->setToolTip(tr("Rank whose communicator groups and pipeline peers the details show"));
-    barLayout->addWidget(caption(tr("Class"), bar));
-    barLayout->addWidget(m_classCombo);
-    barLayout->addWidget(caption(tr("Rank"), bar));
-    barLayout->addWidget(m_rankSpin);
+    QHBoxLayout* rankRow = group();
+    rankRow->addWidget(caption(tr("Class"), bar));
+    rankRow->addWidget(m_classCombo);
+    rankRow->addWidget(caption(tr("Rank"), bar));
+    rankRow->addWidget(m_rankSpin);
 
     auto* layerFirst = new LayerSpinBox(bar);
     auto* layerLast = new LayerSpinBox(bar);
@@ -157,32 +168,34 @@ void GraphView::buildUi()
                                 "Other layers are collapsed into summaries.");
     m_layerFirst->setToolTip(layerTip);
     m_layerLast->setToolTip(layerTip);
-    barLayout->addWidget(caption(tr("Layers"), bar));
-    barLayout->addWidget(m_layerFirst);
-    barLayout->addWidget(new QLabel(QStringLiteral("–"), bar));
-    barLayout->addWidget(m_layerLast);
+    QHBoxLayout* layerRow = group();
+    layerRow->addWidget(caption(tr("Layers"), bar));
+    layerRow->addWidget(m_layerFirst);
+    layerRow->addWidget(new QLabel(QStringLiteral("–"), bar));
+    layerRow->addWidget(m_layerLast);
 
     m_mbFirst = new QSpinBox(bar);
     m_mbLast = new QSpinBox(bar);
     const QString mbTip = tr("Micro-batches shown node by node; the others are collapsed into summaries.");
     m_mbFirst->setToolTip(mbTip);
     m_mbLast->setToolTip(mbTip);
-    barLayout->addWidget(caption(tr("Micro-batches"), bar));
-    barLayout->addWidget(m_mbFirst);
-    barLayout->addWidget(new QLabel(QStringLiteral("–"), bar));
-    barLayout->addWidget(m_mbLast);
+    QHBoxLayout* mbRow = group();
+    mbRow->addWidget(caption(tr("Micro-batches"), bar));
+    mbRow->addWidget(m_mbFirst);
+    mbRow->addWidget(new QLabel(QStringLiteral("–"), bar));
+    mbRow->addWidget(m_mbLast);
 
     m_iterationWork = new QCheckBox(tr("Gradient sync && optimizer"), bar);
     m_iterationWork->setToolTip(tr("Show the once-per-iteration work of the window's layers (gradient reduction, "
                                    "optimizer step) node by node"));
-    barLayout->addSpacing(8);
     barLayout->addWidget(m_iterationWork);
-    barLayout->addStretch(1);
+    barLayout->addStretch();
 
+    QHBoxLayout* zoomRow = group();
     m_busyLabel = new QLabel(tr("Laying out…"), bar);
     m_busyLabel->setStyleSheet(QStringLiteral("color:#8a5a00; padding: 0 8px;"));
     m_busyLabel->setVisible(false);
-    barLayout->addWidget(m_busyLabel);
+    zoomRow->addWidget(m_busyLabel);
 
     auto addButton = [&](const QString& text, const QString& tip, auto slot) {
         auto* button = new QToolButton(bar);
@@ -190,7 +203,7 @@ void GraphView::buildUi()
         button->setToolTip(tip);
         button->setAutoRaise(true);
         connect(button, &QToolButton::clicked, this, slot);
-        barLayout->addWidget(button);
+        zoomRow->addWidget(button);
         return button;
     };
     addButton(tr("Fit"), tr("Fit the graph into the view"), &GraphView::fitToView);
@@ -198,7 +211,7 @@ void GraphView::buildUi()
     m_zoomLabel = new QLabel(QStringLiteral("100 %"), bar);
     m_zoomLabel->setMinimumWidth(44);
     m_zoomLabel->setAlignment(Qt::AlignCenter);
-    barLayout->addWidget(m_zoomLabel);
+    zoomRow->addWidget(m_zoomLabel);
     addButton(QStringLiteral("+"), tr("Zoom in (or turn the wheel)"), &GraphView::zoomIn);
     addButton(tr("100%"), tr("Actual size"), &GraphView::resetZoom);
     addButton(tr("Export…"), tr("Save the graph as SVG or PNG"), &GraphView::exportGraph);
@@ -300,6 +313,11 @@ const GraphLayout& GraphView::shownLayout() const
 bool GraphView::isLayingOut() const
 {
     return m_busy;
+}
+
+bool GraphView::isSettled() const
+{
+    return !m_busy;
 }
 
 QGraphicsScene* GraphView::scene() const
@@ -480,8 +498,15 @@ void GraphView::scheduleLayout()
 void GraphView::startLayout()
 {
     m_debounce->stop();
-    if (!m_result || m_result->classes.empty())
+    if (!m_result || m_result->classes.empty()) {
+        // Nothing to lay out: settled as it is.
+        const bool wasBusy = m_busy;
+        m_busy = false;
+        m_busyLabel->setVisible(false);
+        if (wasBusy)
+            Q_EMIT settled();
         return;
+    }
     const quint64 generation = ++m_generation;
     m_latestGeneration->store(generation);
     m_busy = true;
@@ -524,6 +549,7 @@ void GraphView::layoutFinished()
         m_status->setText(
             QStringLiteral("<span style='color:#b02a37'>%1</span>").arg(job.layout.error.toHtmlEscaped()));
         Q_EMIT layoutFailed(job.layout.error);
+        Q_EMIT settled();
         return;
     }
     showJob(std::move(job));
@@ -582,6 +608,7 @@ void GraphView::showJob(Job job)
     updateDetails();
     updateStatus();
     Q_EMIT graphShown();
+    Q_EMIT settled();
 }
 
 GraphNodeItem* GraphView::itemForSpecNode(int32_t specIndex) const

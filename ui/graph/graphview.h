@@ -60,6 +60,8 @@ public:
     const GraphLayout& shownLayout() const;
     /// True from a change of result, class or window until its layout is on screen.
     bool isLayingOut() const;
+    /// Same as !isLayingOut(); settled() follows graphShown() and layoutFailed().
+    bool isSettled() const override;
 
     QGraphicsScene* scene() const;
     GraphCanvas* canvas() const;

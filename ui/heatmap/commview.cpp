@@ -6,10 +6,10 @@
 #include "models/formatting.h"
 #include "models/groupsmodel.h"
 #include "synthesis/synthesis.h"
+#include "widgets/flowlayout.h"
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -18,7 +18,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 #include <set>
 
 namespace stagecraft {
@@ -35,6 +34,16 @@ namespace {
     // Checkbox order of the axis filter and the Axis bit each one controls.
     constexpr std::array<Axis, 5> kFilterAxes { Axis::Tp, Axis::Cp, Axis::Ep, Axis::Edp, Axis::Pp };
     const char* const kFilterAxisNames[] = { "tp", "cp", "ep", "dp", "pp" };
+
+    /// A row of controls that stays together when the controls wrap.
+    QHBoxLayout* controlGroup(FlowLayout* flow, QWidget* parent)
+    {
+        auto* group = new QWidget(parent);
+        auto* row = new QHBoxLayout(group);
+        row->setContentsMargins(0, 0, 0, 0);
+        flow->addWidget(group);
+        return row;
+    }
 
     QLabel* mutedLabel(const QString& text, QWidget* parent)
     {
@@ -59,35 +68,37 @@ CommView::CommView(QWidget* parent)
     , m_groupsLabel(new QLabel(this))
     , m_staleBanner(new QLabel(this))
 {
-    m_pool.setMaxThreadCount(1);
+    connect(&m_run, &LatestRun::settled, this, &ResultView::settled);
 
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Resolution:"), this));
+    // Three groups of controls on one line, or wrapped onto two in a narrow window.
+    auto* controls = new FlowLayout;
+    controls->setSpacing(16);
+    QHBoxLayout* resolution = controlGroup(controls, this);
+    resolution->addWidget(new QLabel(tr("Resolution:"), this));
     m_groupingCombo->setToolTip(tr("One row/column per rank, per node (cluster.gpus_per_node ranks) or per "
                                    "coordinate of a mesh axis"));
     m_groupingCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    controls->addWidget(m_groupingCombo);
-    controls->addSpacing(16);
-    controls->addWidget(new QLabel(tr("Collectives:"), this));
+    resolution->addWidget(m_groupingCombo);
+    QHBoxLayout* kinds = controlGroup(controls, this);
+    kinds->addWidget(new QLabel(tr("Collectives:"), this));
     for (int k = 0; k < kCommKindCount; ++k) {
         auto* box = new QCheckBox(commKindName(static_cast<CommKind>(k)), this);
         box->setChecked(true);
         m_kindChecks[static_cast<size_t>(k)] = box;
-        controls->addWidget(box);
+        kinds->addWidget(box);
         connect(box, &QCheckBox::toggled, this, [this] { readControls(); });
     }
-    controls->addSpacing(16);
-    controls->addWidget(new QLabel(tr("Axes:"), this));
+    QHBoxLayout* axes = controlGroup(controls, this);
+    axes->addWidget(new QLabel(tr("Axes:"), this));
     for (size_t a = 0; a < kFilterAxes.size(); ++a) {
         auto* box = new QCheckBox(QLatin1String(kFilterAxisNames[a]), this);
         box->setChecked(true);
         box->setToolTip(a == 4 ? tr("Pipeline send/recv between stages")
                                : tr("Collectives whose groups span only shown axes are counted"));
         m_axisChecks[a] = box;
-        controls->addWidget(box);
+        axes->addWidget(box);
         connect(box, &QCheckBox::toggled, this, [this] { readControls(); });
     }
-    controls->addStretch(1);
     connect(m_groupingCombo, &QComboBox::activated, this, [this] { readControls(); });
 
     m_staleBanner->setText(tr("The config has changed and does not synthesize: this is the last good result."));
@@ -163,10 +174,7 @@ CommView::CommView(QWidget* parent)
     setEnabled(false);
 }
 
-CommView::~CommView()
-{
-    m_pool.waitForDone();
-}
+CommView::~CommView() = default;
 
 void CommView::setResult(std::shared_ptr<const SynthesisResult> result)
 {
@@ -221,7 +229,12 @@ void CommView::setGrouping(CommGrouping grouping)
 
 bool CommView::isUpdating() const
 {
-    return m_pending > 0;
+    return m_run.isRunning();
+}
+
+bool CommView::isSettled() const
+{
+    return !m_run.isRunning();
 }
 
 void CommView::syncControls()
@@ -272,26 +285,17 @@ void CommView::requestMatrix()
 {
     if (!m_result)
         return;
-    const quint64 generation = ++m_generation;
     // The worker gets copies only: the shared (immutable) result and the options.
-    auto future = QtConcurrent::run(&m_pool, [result = m_result, options = m_options] {
-        Built built;
-        auto matrix = std::make_shared<CommMatrix>(buildCommMatrix(*result, options));
-        built.scale = LogColorScale(matrix->minNonZeroCell, matrix->maxCell);
-        built.image = renderCommMatrixImage(*matrix, built.scale, HeatmapWidget::emptyCellColor());
-        built.matrix = std::move(matrix);
-        return built;
-    });
-    auto* watcher = new QFutureWatcher<Built>(this);
-    ++m_pending;
-    connect(watcher, &QFutureWatcher<Built>::finished, this, [this, watcher, generation] {
-        --m_pending;
-        watcher->deleteLater();
-        if (generation != m_generation || watcher->future().resultCount() == 0)
-            return;
-        applyMatrix(watcher->future().result());
-    });
-    watcher->setFuture(future);
+    m_run.start(
+        [result = m_result, options = m_options] {
+            Built built;
+            auto matrix = std::make_shared<CommMatrix>(buildCommMatrix(*result, options));
+            built.scale = LogColorScale(matrix->minNonZeroCell, matrix->maxCell);
+            built.image = renderCommMatrixImage(*matrix, built.scale, HeatmapWidget::emptyCellColor());
+            built.matrix = std::move(matrix);
+            return built;
+        },
+        [this](const Built& built) { applyMatrix(built); });
 }
 
 void CommView::applyMatrix(const Built& built)

@@ -2,9 +2,9 @@
 #pragma once
 
 #include "heatmap/commmatrix.h"
+#include "session/latestrun.h"
 #include "widgets/resultview.h"
 
-#include <QThreadPool>
 #include <array>
 
 class QCheckBox;
@@ -22,8 +22,8 @@ class HeatmapWidget;
 /// The Communication tab: a sender x receiver heatmap of the bytes exchanged per iteration (HeatmapWidget over
 /// CommMatrixModel), filtered by collective type and mesh axis, at the resolution of ranks, nodes or one mesh
 /// axis; a colour legend, the attribution rule (ring; all-to-all pairwise), the hovered pair, and the table of
-/// communicator groups (GroupsModel). The matrix and its image are built in a worker (QtConcurrent on a private
-/// pool); results of superseded requests are dropped by a generation counter.
+/// communicator groups (GroupsModel). The matrix and its image are built in a worker (LatestRun): results of
+/// superseded requests are dropped.
 ///
 /// Embed: `auto* v = new CommView; window->addResultView(v, tr("Communication"), "communication");`.
 class CommView : public ResultView
@@ -42,6 +42,8 @@ public:
     void setGrouping(CommGrouping grouping);
     /// True while a matrix request is running or queued.
     bool isUpdating() const;
+    /// False while the matrix of the latest request is still being built.
+    bool isSettled() const override;
 
     CommMatrixModel* matrixModel() const;
     GroupsModel* groupsModel() const;
@@ -79,9 +81,7 @@ private:
     QLabel* m_legendLabel;
     QLabel* m_groupsLabel;
     QLabel* m_staleBanner;
-    QThreadPool m_pool;
-    quint64 m_generation = 0;
-    int m_pending = 0;
+    LatestRun m_run;
     bool m_syncing = false;
 };
 

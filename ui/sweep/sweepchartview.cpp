@@ -22,6 +22,7 @@ namespace {
     const QColor kOutOfMemoryColor(0x9a, 0x9a, 0x9a);
     const QColor kParetoColor(0xe6, 0x55, 0x0d);
     const QColor kCurrentColor(0x11, 0x11, 0x11);
+    const QColor kBaselineColor(0x8e, 0x44, 0xad);
     const QColor kHbmColor(0xd6, 0x27, 0x28);
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     constexpr double kMiB = 1024.0 * 1024.0;
@@ -45,6 +46,7 @@ SweepChartView::SweepChartView(QWidget* parent)
     , m_pareto(new QLineSeries(this))
     , m_paretoPoints(new QScatterSeries(this))
     , m_currentMarker(new QScatterSeries(this))
+    , m_baselineMarker(new QScatterSeries(this))
     , m_highlightMarker(new QScatterSeries(this))
     , m_hoverMarker(new QScatterSeries(this))
     , m_hbm(new QLineSeries(this))
@@ -100,6 +102,11 @@ SweepChartView::SweepChartView(QWidget* parent)
     m_currentMarker->setBrush(QColor(0xff, 0xd7, 0x00));
     m_currentMarker->setPen(QPen(kCurrentColor, 1.5));
 
+    m_baselineMarker->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+    m_baselineMarker->setMarkerSize(13);
+    m_baselineMarker->setBrush(kBaselineColor);
+    m_baselineMarker->setPen(QPen(kCurrentColor, 1.5));
+
     for (QScatterSeries* ring : { m_highlightMarker, m_hoverMarker }) {
         ring->setMarkerShape(QScatterSeries::MarkerShapeCircle);
         ring->setMarkerSize(18);
@@ -109,8 +116,8 @@ SweepChartView::SweepChartView(QWidget* parent)
     m_hoverMarker->setPen(QPen(kParetoColor.darker(130), 2));
 
     // Drawing order: later series on top.
-    for (QAbstractSeries* s : std::initializer_list<QAbstractSeries*> {
-             m_oom, m_fitting, m_hbm, m_pareto, m_paretoPoints, m_currentMarker, m_highlightMarker, m_hoverMarker }) {
+    for (QAbstractSeries* s : std::initializer_list<QAbstractSeries*> { m_oom, m_fitting, m_hbm, m_pareto,
+             m_paretoPoints, m_baselineMarker, m_currentMarker, m_highlightMarker, m_hoverMarker }) {
         c->addSeries(s);
         s->attachAxis(m_axisX);
         s->attachAxis(m_axisY);
@@ -137,6 +144,7 @@ void SweepChartView::setSweep(
 {
     m_result = std::move(result);
     m_current = {};
+    m_baseline = {};
     m_highlighted = {};
     m_hovered = {};
     m_hitsValid = false;
@@ -145,8 +153,8 @@ void SweepChartView::setSweep(
     QChart* c = chart();
     if (!m_result) {
         c->setTitle(title.isEmpty() ? tr("No sweep yet") : title);
-        for (QXYSeries* s : std::initializer_list<QXYSeries*> {
-                 m_fitting, m_oom, m_pareto, m_paretoPoints, m_currentMarker, m_highlightMarker, m_hoverMarker, m_hbm })
+        for (QXYSeries* s : std::initializer_list<QXYSeries*> { m_fitting, m_oom, m_pareto, m_paretoPoints,
+                 m_baselineMarker, m_currentMarker, m_highlightMarker, m_hoverMarker, m_hbm })
             s->clear();
         m_legendEntries.clear();
         m_axisX->setRange(0, 1);
@@ -294,6 +302,7 @@ void SweepChartView::setSweep(
     if (r.hbmBytes > 0)
         m_legendEntries.push_back({ kHbmColor, QStringLiteral("&#9588;&#9588;&#9588;"), m_hbm->name() });
     setMarker(m_currentMarker, {});
+    setMarker(m_baselineMarker, {});
     setMarker(m_highlightMarker, {});
     setMarker(m_hoverMarker, {});
     m_hitsValid = false;
@@ -319,6 +328,17 @@ void SweepChartView::setCurrentPlan(SweepPlanRef plan)
 SweepPlanRef SweepChartView::currentPlan() const
 {
     return m_current;
+}
+
+void SweepChartView::setBaselinePlan(SweepPlanRef plan)
+{
+    m_baseline = plan;
+    setMarker(m_baselineMarker, plan);
+}
+
+SweepPlanRef SweepChartView::baselinePlan() const
+{
+    return m_baseline;
 }
 
 void SweepChartView::setHighlightedPlan(SweepPlanRef plan)
@@ -402,6 +422,8 @@ QString SweepChartView::toolTipText(SweepPlanRef plan) const
     }
     if (plan == m_current)
         text += QStringLiteral("<br>") + tr("the current config's plan");
+    if (plan == m_baseline)
+        text += QStringLiteral("<br>") + tr("the baseline's plan");
     text += QStringLiteral("<br><i>") + tr("Click to load this plan into the editor") + QStringLiteral("</i>");
     return text;
 }
@@ -419,6 +441,8 @@ QString SweepChartView::legendHtml() const
         entries << entry(e.color, e.symbol, e.name);
     if (m_currentMarker->count() > 0)
         entries << entry(QColor(0xd4, 0xa0, 0x00), QStringLiteral("&#9733;"), tr("current plan"));
+    if (m_baselineMarker->count() > 0)
+        entries << entry(kBaselineColor, QStringLiteral("&#9632;"), tr("baseline plan"));
     return entries.join(QStringLiteral("&nbsp;&nbsp;&nbsp; "));
 }
 

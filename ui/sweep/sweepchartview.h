@@ -35,6 +35,9 @@ public:
     /// Marks `plan` (invalid: none) as the current config's plan.
     void setCurrentPlan(SweepPlanRef plan);
     SweepPlanRef currentPlan() const;
+    /// Marks `plan` (invalid: none) as the pinned baseline's plan (a square).
+    void setBaselinePlan(SweepPlanRef plan);
+    SweepPlanRef baselinePlan() const;
     /// Rings `plan` (invalid: none), e.g. the row selected in a table.
     void setHighlightedPlan(SweepPlanRef plan);
 
@@ -91,6 +94,7 @@ private:
     std::vector<int> m_outOfMemory; ///< indices into `rejected` of the drawn out-of-memory plans, in series order
     std::vector<char> m_paretoMember;
     SweepPlanRef m_current;
+    SweepPlanRef m_baseline;
     SweepPlanRef m_highlighted;
     SweepPlanRef m_hovered;
     int m_hiddenOutOfMemory = 0;
@@ -102,6 +106,7 @@ private:
     QLineSeries* m_pareto;
     QScatterSeries* m_paretoPoints;
     QScatterSeries* m_currentMarker;
+    QScatterSeries* m_baselineMarker;
     QScatterSeries* m_highlightMarker;
     QScatterSeries* m_hoverMarker;
     QLineSeries* m_hbm;

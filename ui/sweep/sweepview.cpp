@@ -13,7 +13,6 @@
 
 #include <QElapsedTimer>
 #include <QFrame>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -30,7 +29,6 @@
 #include <QTableView>
 #include <QTreeView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace stagecraft {
 
@@ -92,7 +90,7 @@ SweepView::SweepView(QWidget* parent)
     , m_banner(new QLabel(this))
     , m_legend(new QLabel(this))
 {
-    m_pool.setMaxThreadCount(1);
+    connect(&m_run, &LatestRun::settled, this, &ResultView::settled);
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("GPUs:"), this));
@@ -230,10 +228,9 @@ SweepView::SweepView(QWidget* parent)
 
 SweepView::~SweepView()
 {
-    // The worker uses m_progress and its own copies only; stop it and wait so none outlives the pool.
+    // The worker uses m_progress and its own copies only; stop it (m_run then waits for it).
     if (m_progress)
         m_progress->cancel();
-    m_pool.waitForDone();
 }
 
 void SweepView::setResult(std::shared_ptr<const SynthesisResult> result)
@@ -251,6 +248,12 @@ void SweepView::setResult(std::shared_ptr<const SynthesisResult> result)
     }
     updateCurrentPlan();
     updateBanner();
+}
+
+void SweepView::setBaseline(std::shared_ptr<const SynthesisResult> baseline)
+{
+    m_baselineConfig = baseline ? std::optional<Config>(baseline->config) : std::nullopt;
+    updateCurrentPlan();
 }
 
 void SweepView::setStale(bool stale)
@@ -283,59 +286,56 @@ bool SweepView::runSweep()
     sweepOptions.microBatches = *microBatches;
     const Config config = *m_config;
     const int64_t gpus = m_gpusSpin->value();
-    const quint64 generation = ++m_generation;
-    m_runningGeneration = generation;
     auto* progress = new SweepProgress(this);
     m_progress = progress;
-    connect(progress, &SweepProgress::progressed, this, [this, generation](double fraction) {
-        if (generation == m_runningGeneration)
+    connect(progress, &SweepProgress::progressed, this, [this, progress](double fraction) {
+        if (progress == m_progress && isRunning())
             m_progressBar->setValue(static_cast<int>(fraction * 1000));
     });
-
-    // The worker gets copies only; `progress` stays alive until the watcher below has seen the end.
-    auto future = QtConcurrent::run(&m_pool, [config, gpus, gpu = *gpu, sweepOptions, progress] {
-        QElapsedTimer timer;
-        timer.start();
-        Outcome outcome;
-        if (progress->cancelled()) {
-            auto result = std::make_shared<SweepResult>();
-            result->cancelled = true;
-            outcome.result = std::move(result);
-            return outcome;
-        }
-        outcome.result =
-            std::make_shared<const SweepResult>(sweep(config, gpus, gpu, EstimateOptions {}, progress, sweepOptions));
-        outcome.durationS = static_cast<double>(timer.nsecsElapsed()) * 1e-9;
-        return outcome;
-    });
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, progress, generation, config] {
-        watcher->deleteLater();
+    auto release = [this, progress] {
         progress->deleteLater();
         if (m_progress == progress)
             m_progress = nullptr;
-        const Outcome outcome = watcher->future().resultCount() > 0 ? watcher->future().result() : Outcome {};
-        if (generation != m_runningGeneration) {
-            // Cancelled, or superseded by a newer run (which cancelled it).
-            if (m_runningGeneration == 0)
+    };
+
+    // The worker gets copies only; `progress` stays alive until the run has been applied or dropped.
+    m_run.start(
+        [config, gpus, gpu = *gpu, sweepOptions, progress] {
+            QElapsedTimer timer;
+            timer.start();
+            Outcome outcome;
+            auto result = std::make_shared<SweepResult>();
+            if (progress->cancelled()) {
+                result->cancelled = true;
+            } else {
+                try {
+                    *result = sweep(config, gpus, gpu, EstimateOptions {}, progress, sweepOptions);
+                } catch (...) {
+                    // sweep() reports its errors in the result; nothing may escape the worker anyway.
+                    result->error = "internal error in the sweep";
+                }
+            }
+            outcome.result = std::move(result);
+            outcome.durationS = static_cast<double>(timer.nsecsElapsed()) * 1e-9;
+            return outcome;
+        },
+        [this, config, release](const Outcome& outcome) {
+            release();
+            setRunning(false);
+            if (!outcome.result->error.empty()) {
+                fail(QString::fromStdString(outcome.result->error));
+                return;
+            }
+            showOutcome(outcome, config);
+            Q_EMIT sweepFinished();
+        },
+        [this, release](const std::optional<Outcome>& outcome) {
+            // Cancelled, or superseded by a newer run (which stopped it).
+            release();
+            if (!isRunning())
                 setStatus(m_sweep ? tr("Cancelled; showing the previous sweep: %1").arg(summary()) : tr("Cancelled."));
-            Q_EMIT sweepCancelled(outcome.result && outcome.result->cancelled);
-            return;
-        }
-        setRunning(false);
-        m_runningGeneration = 0;
-        if (!outcome.result) {
-            fail(tr("The sweep stopped without a result."));
-            return;
-        }
-        if (!outcome.result->error.empty()) {
-            fail(QString::fromStdString(outcome.result->error));
-            return;
-        }
-        showOutcome(outcome, config);
-        Q_EMIT sweepFinished();
-    });
-    watcher->setFuture(future);
+            Q_EMIT sweepCancelled(outcome && outcome->result->cancelled);
+        });
     setRunning(true);
     setStatus(tr("Sweeping %1 on %2 GPUs\u2026").arg(QString::fromStdString(config.name), formatExact(gpus)));
     Q_EMIT sweepStarted();
@@ -348,14 +348,19 @@ void SweepView::cancel()
         return;
     if (m_progress)
         m_progress->cancel();
-    m_runningGeneration = 0;
     setRunning(false);
+    m_run.cancel();
     setStatus(tr("Cancelling\u2026"));
 }
 
 bool SweepView::isRunning() const
 {
-    return m_runningGeneration != 0;
+    return m_run.isRunning();
+}
+
+bool SweepView::isSettled() const
+{
+    return !m_run.isRunning();
 }
 
 void SweepView::setRunning(bool running)
@@ -405,6 +410,10 @@ void SweepView::updateCurrentPlan()
     if (m_sweep && m_config && sameSweepInputs(*m_config, m_sweepConfig))
         current = findSweepPlan(*m_sweep, *m_config);
     m_chart->setCurrentPlan(current);
+    SweepPlanRef baseline;
+    if (m_sweep && m_baselineConfig && sameSweepInputs(*m_baselineConfig, m_sweepConfig))
+        baseline = findSweepPlan(*m_sweep, *m_baselineConfig);
+    m_chart->setBaselinePlan(baseline);
     m_model->setCurrentRow(current.isValid() && current.fitting ? current.index : -1);
     m_legend->setText(m_chart->legendHtml());
 }

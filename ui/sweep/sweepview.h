@@ -2,10 +2,10 @@
 #pragma once
 
 #include "config/config.h"
+#include "session/latestrun.h"
 #include "sweep/sweepplan.h"
 #include "widgets/resultview.h"
 
-#include <QThreadPool>
 #include <memory>
 #include <optional>
 
@@ -30,8 +30,8 @@ class SweepRejectedModel;
 /// GPU count (core sweep(), quick estimate) and shows them as a step time vs peak memory scatter with the Pareto
 /// front (SweepChartView), a sortable table of the fitting plans (SweepModel) and the rejected ones grouped by reason
 /// (SweepRejectedModel). setResult() only remembers the config: a sweep takes seconds, so it runs when asked
-/// (runSweep(), the "Run sweep" button), in a worker on a private pool, cancellable; results of cancelled or
-/// superseded runs are dropped by a generation counter and the previous sweep stays shown. Clicking a point or
+/// (runSweep(), the "Run sweep" button), in a worker (LatestRun), cancellable; results of cancelled or superseded
+/// runs are dropped and the previous sweep stays shown. Clicking a point or
 /// activating a row emits planChosen() with the current config set to that plan.
 ///
 /// Embed: `addResultView(new SweepView(this), tr("Sweep"), "sweep")`, then connect planChosen to
@@ -45,6 +45,8 @@ public:
 
     void setResult(std::shared_ptr<const SynthesisResult> result) override;
     void setStale(bool stale) override;
+    /// Marks the baseline's plan on the chart when the shown sweep has it (same inputs, same GPU count).
+    void setBaseline(std::shared_ptr<const SynthesisResult> baseline) override;
 
     /// Starts a sweep of the current config on gpusSpin() GPUs with the micro-batch sizes of microBatchEdit(),
     /// cancelling a running one. False (the status line says why) when there is no config, its GPU is unknown or the
@@ -54,6 +56,8 @@ public:
     void cancel();
     /// True from runSweep() until the sweep's result is shown, it fails, or cancel().
     bool isRunning() const;
+    /// False while a sweep runs (settled() follows its result, failure or cancel()).
+    bool isSettled() const override;
 
     /// The shown sweep (null before the first one finished).
     std::shared_ptr<const SweepResult> sweepResult() const;
@@ -107,6 +111,7 @@ private:
     QString summary() const;
 
     std::optional<Config> m_config;
+    std::optional<Config> m_baselineConfig;
     Config m_sweepConfig;
     std::shared_ptr<const SweepResult> m_sweep;
     double m_sweepDurationS = 0;
@@ -124,10 +129,8 @@ private:
     QLabel* m_statusLabel;
     QLabel* m_banner;
     QLabel* m_legend;
-    QThreadPool m_pool;
     SweepProgress* m_progress = nullptr; ///< of the running sweep
-    quint64 m_generation = 0;
-    quint64 m_runningGeneration = 0; ///< 0: none
+    LatestRun m_run; ///< declared after m_progress: destroyed (waiting for the worker) first
     bool m_gpusEdited = false;
     bool m_syncing = false;
     bool m_stale = false;

@@ -12,13 +12,11 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFrame>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 #include <stdexcept>
 
 namespace stagecraft {
@@ -57,8 +55,6 @@ namespace {
 
 } // namespace
 
-using TimelinePtr = std::shared_ptr<const TimelineData>;
-
 TimelineView::TimelineView(QWidget* parent)
     : ResultView(parent)
     , m_chart(new TimelineChart(this))
@@ -73,7 +69,7 @@ TimelineView::TimelineView(QWidget* parent)
     , m_hint(new QLabel(this))
     , m_staleBanner(new QLabel(this))
 {
-    m_pool.setMaxThreadCount(1);
+    connect(&m_run, &LatestRun::settled, this, &ResultView::settled);
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Class:"), this));
@@ -127,6 +123,7 @@ TimelineView::TimelineView(QWidget* parent)
     m_hint->setText(tr("Wheel: zoom around the mouse \u00b7 drag: pan \u00b7 double-click or Fit: whole iteration "
                        "\u00b7 hover a bar for its node \u00b7 bars thinner than a pixel are merged"));
     m_hint->setAlignment(Qt::AlignHCenter);
+    m_hint->setWordWrap(true);
     m_hint->setStyleSheet(QStringLiteral("QLabel { color: #6c6c66; }"));
     cardLayout->addWidget(m_hint);
     cardLayout->addStretch(1);
@@ -151,11 +148,7 @@ TimelineView::TimelineView(QWidget* parent)
     setEnabled(false);
 }
 
-TimelineView::~TimelineView()
-{
-    // Running tasks hold their own copy of the result; wait so none outlives the pool.
-    m_pool.waitForDone();
-}
+TimelineView::~TimelineView() = default;
 
 void TimelineView::setResult(std::shared_ptr<const SynthesisResult> result)
 {
@@ -230,28 +223,22 @@ std::shared_ptr<const TimelineData> TimelineView::timelineData() const
 
 bool TimelineView::isUpdating() const
 {
-    return m_pending > 0;
+    return m_run.isRunning();
+}
+
+bool TimelineView::isSettled() const
+{
+    return !m_run.isRunning();
 }
 
 void TimelineView::requestTimeline()
 {
     if (!m_result)
         return;
-    const quint64 generation = ++m_generation;
     // The worker gets a copy of the shared (immutable) result only.
-    auto future = QtConcurrent::run(
-        &m_pool, [result = m_result] { return std::make_shared<const TimelineData>(buildTimelineData(*result)); });
-    std::shared_ptr<const SynthesisResult> result = m_result;
-    auto* watcher = new QFutureWatcher<TimelinePtr>(this);
-    ++m_pending;
-    connect(watcher, &QFutureWatcher<TimelinePtr>::finished, this, [this, watcher, generation, result] {
-        --m_pending;
-        watcher->deleteLater();
-        if (generation != m_generation || watcher->future().resultCount() == 0)
-            return;
-        applyTimeline(result, watcher->future().result());
-    });
-    watcher->setFuture(future);
+    m_run.start([result = m_result] { return std::make_shared<const TimelineData>(buildTimelineData(*result)); },
+        [this, result = m_result](
+            std::shared_ptr<const TimelineData> data) { applyTimeline(result, std::move(data)); });
 }
 
 void TimelineView::applyTimeline(
@@ -327,19 +314,16 @@ void TimelineView::exportInteractively()
     m_exporting = true;
     m_exportButton->setEnabled(false);
     m_exportButton->setText(tr("Exporting\u2026"));
-    auto future = QtConcurrent::run(
-        &m_pool, [result = m_dataResult, data = m_data, path] { return writeTrace(*result, *data, path); });
-    auto* watcher = new QFutureWatcher<QString>(this);
-    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path] {
-        watcher->deleteLater();
+    auto done = [this, path](const std::optional<QString>& written) {
         m_exporting = false;
         m_exportButton->setText(tr("Export Chrome trace\u2026"));
         m_exportButton->setEnabled(m_data && m_data->ok);
-        const QString error = watcher->future().resultCount() > 0 ? watcher->future().result() : tr("cancelled");
+        const QString error = written ? *written : tr("cancelled");
         if (!error.isEmpty())
             QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1: %2").arg(path, error));
-    });
-    watcher->setFuture(future);
+    };
+    m_exportRun.start([result = m_dataResult, data = m_data, path] { return writeTrace(*result, *data, path); },
+        [done](const QString& error) { done(error); }, done);
 }
 
 TimelineChart* TimelineView::chart() const

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "session/latestrun.h"
 #include "timeline/timelinedata.h"
 #include "widgets/resultview.h"
 
-#include <QThreadPool>
 #include <memory>
 
 class QComboBox;
@@ -22,8 +22,8 @@ class TimelineChart;
 /// picture); a summary line (step time, compute busy, exposed communication, bubble of the class, MFU of the
 /// plan) and an export of the whole schedule as Chrome trace JSON (Perfetto, chrome://tracing).
 ///
-/// The estimate runs in a worker (QtConcurrent on a private pool); results of superseded requests are dropped by a
-/// generation counter. When the estimate fails (an unknown GPU, a GPU without the precision...) the tab says why.
+/// The estimate runs in a worker (LatestRun): results of superseded requests are dropped. When the estimate fails (an
+/// unknown GPU, a GPU without the precision...) the tab says why.
 ///
 /// Embed: `auto* v = new TimelineView; window->addResultView(v, tr("Timeline"), "timeline");` then setResult().
 class TimelineView : public ResultView
@@ -51,6 +51,8 @@ public:
     bool exportChromeTrace(const QString& path, QString* error = nullptr) const;
     /// True while an estimate is running or queued.
     bool isUpdating() const;
+    /// False while the estimate of the shown result runs.
+    bool isSettled() const override;
 
     TimelineChart* chart() const;
     QLabel* summaryLabel() const;
@@ -82,9 +84,8 @@ private:
     QLabel* m_hint;
     QLabel* m_staleBanner;
     QFrame* m_card; ///< the chart, legend and hint
-    QThreadPool m_pool;
-    quint64 m_generation = 0;
-    int m_pending = 0;
+    LatestRun m_run;
+    LatestRun m_exportRun; ///< the Export button's file writing
     int m_class = 0;
     bool m_syncing = false;
     bool m_exporting = false;

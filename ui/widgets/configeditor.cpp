@@ -91,6 +91,7 @@ ConfigEditor::ConfigEditor(ConfigDocument* document, QWidget* parent)
     m_revertButton->setToolTip(tr("Discard the text edits and show the current configuration"));
     m_revertButton->setEnabled(false);
     m_yamlState->setObjectName(QStringLiteral("yamlState"));
+    m_yamlState->setWordWrap(true); // never wider than the panel
     auto* yamlButtons = new QHBoxLayout;
     yamlButtons->setContentsMargins(0, 0, 0, 0);
     yamlButtons->addWidget(m_yamlState, 1);

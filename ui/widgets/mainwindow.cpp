@@ -184,6 +184,15 @@ void MainWindow::createMenus()
     edit->addAction(undo);
     edit->addAction(redo);
     edit->addSeparator();
+    m_pinAction = edit->addAction(tr("&Pin as Baseline"), this, &MainWindow::pinBaseline);
+    m_pinAction->setObjectName(QStringLiteral("pinBaselineAction"));
+    m_pinAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    m_pinAction->setStatusTip(tr("Keep the shown plan; the Overview compares every later plan with it"));
+    m_pinAction->setEnabled(false);
+    m_clearBaselineAction = edit->addAction(tr("C&lear Baseline"), this, &MainWindow::clearBaseline);
+    m_clearBaselineAction->setObjectName(QStringLiteral("clearBaselineAction"));
+    m_clearBaselineAction->setEnabled(false);
+    edit->addSeparator();
     QAction* resynth = edit->addAction(tr("Synthesize &Now"), this, &MainWindow::startSynthesis);
     resynth->setShortcut(QKeySequence(Qt::Key_F5));
     QAction* cancel = edit->addAction(tr("&Cancel Synthesis"), m_session, &SynthesisSession::cancel);
@@ -290,6 +299,33 @@ QStringList MainWindow::tabNames() const
     for (int i = 0; i < m_tabs->count(); ++i)
         names << m_tabs->widget(i)->objectName();
     return names;
+}
+
+bool MainWindow::pinBaseline()
+{
+    if (!m_shownResult)
+        return false;
+    m_baseline = m_shownResult;
+    for (ResultView* view : std::as_const(m_views))
+        view->setBaseline(m_baseline);
+    m_clearBaselineAction->setEnabled(true);
+    setStatus(tr("Pinned %1 on %2 GPUs as the baseline; the Overview compares later plans with it")
+                  .arg(QString::fromStdString(m_baseline->config.name))
+                  .arg(m_baseline->worldSize()));
+    return true;
+}
+
+void MainWindow::clearBaseline()
+{
+    m_baseline.reset();
+    for (ResultView* view : std::as_const(m_views))
+        view->setBaseline(nullptr);
+    m_clearBaselineAction->setEnabled(false);
+}
+
+std::shared_ptr<const SynthesisResult> MainWindow::baselineResult() const
+{
+    return m_baseline;
 }
 
 ConfigDocument* MainWindow::document() const
@@ -632,6 +668,7 @@ void MainWindow::onResult(std::shared_ptr<const SynthesisResult> result)
     m_shownResult = result;
     ++m_resultGeneration;
     m_exportAction->setEnabled(true);
+    m_pinAction->setEnabled(true);
     // Only the tab on screen works on the new result now; the others get it when they are shown (each view's
     // work — layout, down-sampling, the estimate — is wasted on a tab nobody looks at before the next edit).
     for (ResultView* view : std::as_const(m_views))

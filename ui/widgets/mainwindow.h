@@ -72,6 +72,14 @@ public:
     /// close) and returns it; null when there is no result yet.
     ExportDialog* openExportDialog();
 
+    /// Edit > Pin as Baseline: keeps the shown result (and its step-time estimate, when it has arrived) as the
+    /// baseline the Overview compares every later result with. False when there is no result yet.
+    bool pinBaseline();
+    /// Edit > Clear Baseline.
+    void clearBaseline();
+    /// The pinned result, or null.
+    std::shared_ptr<const SynthesisResult> baselineResult() const;
+
     ConfigDocument* document() const;
     SynthesisSession* session() const;
     ConfigEditor* configEditor() const;
@@ -129,6 +137,9 @@ private:
     QList<ResultView*> m_views;
     QMenu* m_viewMenu = nullptr;
     QAction* m_exportAction = nullptr;
+    QAction* m_pinAction = nullptr;
+    QAction* m_clearBaselineAction = nullptr;
+    std::shared_ptr<const SynthesisResult> m_baseline;
     QMenu* m_recentMenu = nullptr;
     QActionGroup* m_tabActions = nullptr;
     QLabel* m_statusLabel = nullptr;

@@ -2,13 +2,15 @@
 #include "widgets/overviewview.h"
 
 #include "estimate/stepestimate.h"
+#include "models/comparisonmodel.h"
 #include "models/formatting.h"
 #include "models/overviewmodel.h"
 #include "synthesis/synthesis.h"
+#include "widgets/elidedlabel.h"
 
 #include <QApplication>
 #include <QFrame>
-#include <QFutureWatcher>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -19,9 +21,48 @@
 #include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
+#include <numeric>
 
 namespace stagecraft {
+
+/// The table's sort proxy; it can also put the column titles on two lines ("Peak memory" -> "Peak\nmemory",
+/// "Reduce-scatter" -> "Reduce-\nscatter") when the table is narrow.
+class ClassTableProxy : public QSortFilterProxyModel
+{
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+    bool twoLineHeaders() const
+    {
+        return m_twoLines;
+    }
+
+    void setTwoLineHeaders(bool on)
+    {
+        if (on == m_twoLines)
+            return;
+        m_twoLines = on;
+        Q_EMIT headerDataChanged(Qt::Horizontal, 0, std::max(0, columnCount() - 1));
+    }
+
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override
+    {
+        QVariant value = QSortFilterProxyModel::headerData(section, orientation, role);
+        if (!m_twoLines || role != Qt::DisplayRole || orientation != Qt::Horizontal)
+            return value;
+        QString text = value.toString();
+        qsizetype cut = text.indexOf(QLatin1Char(' '));
+        if (cut > 0) {
+            text[cut] = QLatin1Char('\n');
+        } else if (text.size() > 8 && (cut = text.indexOf(QLatin1Char('-'))) > 0) {
+            text.insert(cut + 1, QLatin1Char('\n'));
+        }
+        return text;
+    }
+
+private:
+    bool m_twoLines = false;
+};
 
 namespace {
 
@@ -64,20 +105,27 @@ namespace {
         return QStringLiteral("step");
     }
 
+    constexpr int kCardSpacing = 10;
+
 } // namespace
 
 OverviewView::OverviewView(QWidget* parent)
     : ResultView(parent)
     , m_model(new OverviewModel(this))
-    , m_proxy(new QSortFilterProxyModel(this))
+    , m_proxy(new ClassTableProxy(this))
     , m_title(new QLabel(this))
     , m_subtitle(new QLabel(this))
     , m_staleBanner(new QLabel(this))
     , m_table(new QTableView(this))
     , m_warnings(new QListWidget(this))
     , m_warningsLabel(sectionLabel(tr("Warnings"), this))
+    , m_comparison(new ComparisonModel(this))
+    , m_comparisonLabel(sectionLabel(QString(), this))
+    , m_comparisonTable(new QTableView(this))
+    , m_cardArea(new QWidget(this))
+    , m_cardGrid(new QGridLayout(m_cardArea))
 {
-    m_pool.setMaxThreadCount(1);
+    connect(&m_run, &LatestRun::settled, this, &ResultView::settled);
     setObjectName(QStringLiteral("overview"));
     setStyleSheet(
         QStringLiteral("QFrame#metricCard { background: palette(base); border: 1px solid #d5dce5; border-radius: 6px; }"
@@ -103,22 +151,19 @@ OverviewView::OverviewView(QWidget* parent)
                               "synthesize; see the Problems list in the configuration panel."));
     m_staleBanner->hide();
 
-    auto* cards = new QHBoxLayout;
-    cards->setSpacing(10);
-    cards->addWidget(addCard(QStringLiteral("world"), tr("World size"), tr("dp \u00d7 tp \u00d7 pp \u00d7 cp GPUs")));
-    cards->addWidget(addCard(QStringLiteral("params"), tr("Parameters"), tr("Trainable parameters, unsharded")));
-    cards->addWidget(addCard(QStringLiteral("flops"), tr("Compute / iteration"),
-        tr("FLOPs of one training iteration over all GPUs (forward, backward, recompute, optimizer)")));
-    cards->addWidget(addCard(QStringLiteral("microbatches"), tr("Micro-batches"),
-        tr("Micro-batches each data-parallel replica runs per iteration: global_batch / (micro_batch \u00d7 dp)")));
-    cards->addWidget(addCard(QStringLiteral("tokens"), tr("Tokens / iteration"), tr("global_batch \u00d7 seq_len")));
-    cards->addWidget(addCard(
-        QStringLiteral("classes"), tr("Rank classes"), tr("Distinct per-rank programs: one per pipeline stage")));
-    // The estimate's detail (MFU and throughput, or why it failed) is the longest: a bit more room, and it wraps.
-    cards->addWidget(addCard(stepCard(), tr("Step time (estimate)"), {}), 6);
-    m_cards.value(stepCard()).detail->setWordWrap(true);
-    for (int i = 0; i + 1 < cards->count(); ++i)
-        cards->setStretch(i, 5);
+    m_cardGrid->setContentsMargins(0, 0, 0, 0);
+    m_cardGrid->setSpacing(kCardSpacing);
+    addCard(QStringLiteral("world"), tr("World size"), tr("dp \u00d7 tp \u00d7 pp \u00d7 cp GPUs"));
+    addCard(QStringLiteral("params"), tr("Parameters"), tr("Trainable parameters, unsharded"));
+    addCard(QStringLiteral("flops"), tr("Compute / iteration"),
+        tr("FLOPs of one training iteration over all GPUs (forward, backward, recompute, optimizer)"));
+    addCard(QStringLiteral("microbatches"), tr("Micro-batches"),
+        tr("Micro-batches each data-parallel replica runs per iteration: global_batch / (micro_batch \u00d7 dp)"));
+    addCard(QStringLiteral("tokens"), tr("Tokens / iteration"), tr("global_batch \u00d7 seq_len"));
+    addCard(QStringLiteral("classes"), tr("Rank classes"), tr("Distinct per-rank programs: one per pipeline stage"));
+    // The estimate's detail (MFU and throughput, or why it failed) is the longest: it wraps.
+    addCard(stepCard(), tr("Step time (estimate)"), {});
+    reflowCards();
 
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(OverviewModel::SortRole);
@@ -131,10 +176,17 @@ OverviewView::OverviewView(QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 10);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    // Widths from fitColumns(): every column shows its title and values, and the table never scrolls sideways
+    // on a laptop.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     m_table->horizontalHeader()->setDefaultAlignment(Qt::AlignRight | Qt::AlignVCenter);
     m_table->setWordWrap(false);
+
+    connect(m_model, &QAbstractItemModel::modelReset, this, &OverviewView::fitColumns);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, &OverviewView::fitColumns);
+    connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this, &OverviewView::fitColumns);
 
     m_warnings->setObjectName(QStringLiteral("warningList"));
     m_warnings->setWordWrap(true);
@@ -148,28 +200,41 @@ OverviewView::OverviewView(QWidget* parent)
     layout->addWidget(m_subtitle);
     layout->addWidget(m_staleBanner);
     layout->addSpacing(4);
-    layout->addLayout(cards);
+    layout->addWidget(m_cardArea);
     layout->addSpacing(6);
     layout->addWidget(sectionLabel(tr("Rank classes (per rank, one iteration)"), this));
     layout->addWidget(m_table, 10);
+    layout->addSpacing(4);
+    layout->addSpacing(4);
+    layout->addWidget(m_comparisonLabel);
+    layout->addWidget(m_comparisonTable, 4);
     layout->addSpacing(4);
     layout->addWidget(m_warningsLabel);
     layout->addWidget(m_warnings, 1);
     layout->addStretch(1);
 
+    m_comparisonTable->setObjectName(QStringLiteral("comparisonTable"));
+    m_comparisonTable->setModel(m_comparison);
+    m_comparisonTable->setAlternatingRowColors(true);
+    m_comparisonTable->setSelectionMode(QAbstractItemView::NoSelection);
+    m_comparisonTable->setFocusPolicy(Qt::NoFocus);
+    m_comparisonTable->setWordWrap(false);
+    m_comparisonTable->verticalHeader()->hide();
+    m_comparisonTable->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    m_comparisonTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_comparisonTable->horizontalHeader()->setStretchLastSection(false); // the change next to the values
+    m_comparisonLabel->hide();
+    m_comparisonTable->hide();
+
     setCard(QStringLiteral("world"), QStringLiteral("\u2014"), {});
     m_title->setText(tr("No result yet"));
 }
 
-OverviewView::~OverviewView()
-{
-    // Running tasks hold their own copy of the result; wait so none outlives the pool.
-    m_pool.waitForDone();
-}
+OverviewView::~OverviewView() = default;
 
-QWidget* OverviewView::addCard(const QString& name, const QString& title, const QString& toolTip)
+void OverviewView::addCard(const QString& name, const QString& title, const QString& toolTip)
 {
-    auto* frame = new QFrame(this);
+    auto* frame = new QFrame(m_cardArea);
     frame->setObjectName(QStringLiteral("metricCard"));
     frame->setToolTip(toolTip);
     auto* titleLabel = new QLabel(title, frame);
@@ -181,11 +246,19 @@ QWidget* OverviewView::addCard(const QString& name, const QString& title, const 
     valueFont.setBold(true);
     value->setFont(valueFont);
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto* detail = new QLabel(frame);
+    // Titles and details are elided in a narrow window (the tooltip has the whole text); the values never are.
+    // The step card's detail (MFU and throughput, or why the estimate failed) wraps instead.
+    QLabel* detail = nullptr;
+    if (name == stepCard()) {
+        detail = new QLabel(frame);
+        detail->setWordWrap(true);
+        detail->setAlignment(Qt::AlignLeft | Qt::AlignTop); // the lines reserved for a long reason stay below it
+        detail->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        detail->setMinimumWidth(40);
+    } else {
+        detail = new ElidedLabel(frame);
+    }
     detail->setObjectName(QStringLiteral("cardDetail"));
-    // Details may be clipped in a narrow window (the tooltip has the whole text); the values never are.
-    detail->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    detail->setMinimumWidth(40);
     titleLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     titleLabel->setMinimumWidth(40);
     auto* layout = new QVBoxLayout(frame);
@@ -196,7 +269,56 @@ QWidget* OverviewView::addCard(const QString& name, const QString& title, const 
     layout->addWidget(detail);
     layout->addStretch(1); // a taller neighbour (a wrapped estimate failure) leaves the space below the text
     m_cards.insert(name, Card { frame, value, detail });
-    return frame;
+    m_cardOrder.append(frame);
+}
+
+void OverviewView::reflowCards()
+{
+    // The width each card asks for: its value, title and detail on one line. The step card's detail wraps: a short
+    // one (MFU and throughput) counts, a long one (why the estimate failed) wraps at twice a card's width.
+    QList<int> wants;
+    int widest = 0;
+    int least = 0;
+    for (const QFrame* frame : std::as_const(m_cardOrder)) {
+        const QMargins m = frame->layout()->contentsMargins();
+        int text = 0;
+        const QLabel* wrapping = nullptr;
+        for (const QLabel* label : frame->findChildren<QLabel*>()) {
+            if (label->wordWrap())
+                wrapping = label;
+            else
+                text = std::max(text, label->sizeHint().width());
+        }
+        if (wrapping && !wrapping->text().isEmpty())
+            text = std::max(text, std::min(wrapping->fontMetrics().horizontalAdvance(wrapping->text()), 2 * text));
+        wants << text + m.left() + m.right() + 2 * frame->frameWidth() + 2;
+        widest = std::max(widest, wants.back());
+        least = std::max(least, frame->minimumSizeHint().width());
+    }
+    const int count = static_cast<int>(m_cardOrder.size());
+    const QMargins margins = layout() ? layout()->contentsMargins() : QMargins();
+    const int available = width() - margins.left() - margins.right();
+    const int oneRow = std::accumulate(wants.begin(), wants.end(), 0) + (count - 1) * kCardSpacing;
+    // Before the view is first laid out (a tab not shown yet) its width means nothing: one row, as on a wide window.
+    int columns = count;
+    if ((testAttribute(Qt::WA_WState_Visible) || testAttribute(Qt::WA_Resized)) && available < oneRow) {
+        // Rows of cards as wide as the widest, at least two a row (the minimum width below allows two).
+        columns = std::clamp((available + kCardSpacing) / (widest + kCardSpacing), std::min(2, count), count - 1);
+        const int rows = (count + columns - 1) / columns;
+        columns = (count + rows - 1) / rows; // rows of equal length: 4 + 3 rather than 6 + 1
+    }
+    // Never ask the window for more than two narrowest cards side by side; the cards reflow below that.
+    m_cardArea->setMinimumWidth(2 * least + kCardSpacing);
+    // On one row each card gets room in proportion to what it asks for; on several, the columns are alike.
+    for (int c = 0; c < count; ++c)
+        m_cardGrid->setColumnStretch(c, c >= columns ? 0 : columns == count ? wants[c] : 1);
+    if (columns == m_cardColumns)
+        return;
+    m_cardColumns = columns;
+    for (QFrame* frame : std::as_const(m_cardOrder))
+        m_cardGrid->removeWidget(frame);
+    for (int i = 0; i < count; ++i)
+        m_cardGrid->addWidget(m_cardOrder[i], i / columns, i % columns);
 }
 
 void OverviewView::setCard(const QString& name, const QString& value, const QString& detail)
@@ -205,8 +327,12 @@ void OverviewView::setCard(const QString& name, const QString& value, const QStr
     if (!card.value)
         return;
     card.value->setText(value);
-    card.detail->setText(detail);
-    card.detail->setToolTip(detail);
+    if (auto* elided = qobject_cast<ElidedLabel*>(card.detail)) {
+        elided->setText(detail); // the tooltip follows: the whole text when it is elided
+    } else {
+        card.detail->setText(detail);
+        card.detail->setToolTip(detail);
+    }
 }
 
 QString OverviewView::figure(const QString& name) const
@@ -229,7 +355,12 @@ QString OverviewView::figureToolTip(const QString& name) const
 
 bool OverviewView::isEstimating() const
 {
-    return m_pending > 0;
+    return m_run.isRunning();
+}
+
+bool OverviewView::isSettled() const
+{
+    return !m_run.isRunning();
 }
 
 void OverviewView::requestEstimate()
@@ -237,33 +368,55 @@ void OverviewView::requestEstimate()
     const std::shared_ptr<const SynthesisResult> result = m_model->result();
     if (!result)
         return;
-    const quint64 generation = ++m_generation;
-    // A superseded estimate that has not started yet never runs (one already running finishes and is dropped).
-    if (m_watcher)
-        m_watcher->cancel();
     // The worker gets a copy of the shared (immutable) result only.
-    auto future = QtConcurrent::run(&m_pool, [result] { return runEstimate(*result); });
-    auto* watcher = new QFutureWatcher<EstimateOutcome>(this);
-    m_watcher = watcher;
-    ++m_pending;
-    connect(watcher, &QFutureWatcher<EstimateOutcome>::finished, this, [this, watcher, generation, result] {
-        --m_pending;
-        watcher->deleteLater();
-        if (generation != m_generation || watcher->future().resultCount() == 0)
-            return;
-        const EstimateOutcome outcome = watcher->future().result();
-        if (!m_model->setEstimate(result, outcome.estimate, QString::fromStdString(outcome.error)))
-            return;
-        showEstimate();
-        Q_EMIT estimateAvailable();
-    });
-    watcher->setFuture(future);
+    m_run.start([result] { return runEstimate(*result); },
+        [this, result](const EstimateOutcome& outcome) {
+            if (!m_model->setEstimate(result, outcome.estimate, QString::fromStdString(outcome.error)))
+                return;
+            showEstimate();
+            Q_EMIT estimateAvailable();
+        });
 }
 
 void OverviewView::showEstimate()
 {
     updateEstimateCard();
+    m_comparison->setCurrent({ m_model->result(), m_model->estimate() });
     fitHeights();
+}
+
+void OverviewView::setBaseline(std::shared_ptr<const SynthesisResult> baseline)
+{
+    std::shared_ptr<const StepEstimate> estimate;
+    if (baseline && baseline == m_model->result())
+        estimate = m_model->estimate();
+    m_comparison->setBaseline({ baseline, std::move(estimate) });
+    m_comparison->setCurrent({ m_model->result(), m_model->estimate() });
+    const bool on = baseline != nullptr;
+    if (on) {
+        const ParallelismConfig& p = baseline->config.parallelism;
+        m_comparisonLabel->setText(
+            tr("Compared with the baseline: %1, %2 (dp %3 \u00b7 tp %4 \u00b7 pp %5 \u00b7 cp %6)")
+                .arg(QString::fromStdString(baseline->config.name),
+                    countNoun(baseline->worldSize(), tr("GPU"), tr("GPUs")))
+                .arg(p.dp)
+                .arg(p.tp)
+                .arg(p.pp)
+                .arg(p.cp));
+    }
+    m_comparisonLabel->setVisible(on);
+    m_comparisonTable->setVisible(on);
+    fitHeights();
+}
+
+ComparisonModel* OverviewView::comparisonModel() const
+{
+    return m_comparison;
+}
+
+QTableView* OverviewView::comparisonTable() const
+{
+    return m_comparisonTable;
 }
 
 void OverviewView::updateEstimateCard()
@@ -350,21 +503,73 @@ void OverviewView::setResult(std::shared_ptr<const SynthesisResult> result)
     fitHeights();
 }
 
+void OverviewView::fitColumns()
+{
+    QHeaderView* header = m_table->horizontalHeader();
+    const int columns = m_proxy->columnCount();
+    const int available = m_table->viewport()->width();
+    if (columns == 0 || available <= 0)
+        return;
+    const QAbstractItemView* items = m_table; // sizeHintForColumn() is public there
+    const QFontMetrics metrics(header->font());
+    const int margin = 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+    // The sorted column draws its arrow beside the title.
+    const int arrow = header->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header) + margin;
+    auto needed = [&](bool twoLines) {
+        m_proxy->setTwoLineHeaders(twoLines);
+        QList<int> widths;
+        for (int c = 0; c < columns; ++c) {
+            int title = 0;
+            for (const QString& line :
+                m_proxy->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString().split(QLatin1Char('\n')))
+                title = std::max(title, metrics.horizontalAdvance(line));
+            title += margin + 2 + (header->sortIndicatorSection() == c ? arrow : 0);
+            widths << std::max(title, items->sizeHintForColumn(c));
+        }
+        return widths;
+    };
+    auto total = [](const QList<int>& widths) { return std::accumulate(widths.begin(), widths.end(), 0); };
+    QList<int> widths = needed(false);
+    if (total(widths) > available)
+        widths = needed(true);
+    // The rest of the width goes to the columns in proportion; a table still too wide scrolls.
+    const int slack = std::max(0, available - total(widths));
+    const int sum = total(widths);
+    int given = 0;
+    for (int c = 0; c < columns; ++c) {
+        int extra = static_cast<int>(static_cast<qint64>(slack) * widths[c] / std::max(1, sum));
+        if (c == columns - 1)
+            extra = slack - given;
+        given += extra;
+        header->resizeSection(c, widths[c] + extra);
+    }
+}
+
 void OverviewView::fitHeights()
 {
+    reflowCards(); // a new value may need a wider card
+    if (layout() && isVisible())
+        layout()->activate(); // the cards' and the table's widths below are the reflowed ones
+    fitColumns();
     // The table and the warnings take the height of their rows (the rest of the page stays empty below them)
     // and scroll when the page is too short for them.
     const int frame = 2 * m_table->frameWidth();
-    int tableHeight = m_table->horizontalHeader()->height() + frame;
+    // The header's hint: it may just have gone to two lines.
+    const int headerHeight = m_table->horizontalHeader()->sizeHint().height();
+    int tableHeight = headerHeight + frame;
     for (int row = 0; row < m_proxy->rowCount(); ++row)
         tableHeight += m_table->rowHeight(row);
     if (m_table->horizontalScrollBar()->isVisible())
         tableHeight += m_table->horizontalScrollBar()->height();
-    m_table->setMaximumHeight(std::max(tableHeight, m_table->horizontalHeader()->height() * 3));
+    m_table->setMaximumHeight(std::max(tableHeight, headerHeight * 3));
     int listHeight = 2 * m_warnings->frameWidth() + 4;
     for (int row = 0; row < m_warnings->count(); ++row)
         listHeight += m_warnings->sizeHintForRow(row);
     m_warnings->setMaximumHeight(listHeight);
+    int comparisonHeight = m_comparisonTable->horizontalHeader()->sizeHint().height() + frame;
+    for (int row = 0; row < m_comparison->rowCount(); ++row)
+        comparisonHeight += m_comparisonTable->rowHeight(row);
+    m_comparisonTable->setMaximumHeight(comparisonHeight);
     // The box layouts do not grow the card row for a wrapped label: reserve the lines the estimate's detail needs.
     QLabel* detail = m_cards.value(stepCard()).detail;
     const int width = detail->width();

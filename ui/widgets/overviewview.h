@@ -1,28 +1,35 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "session/latestrun.h"
 #include "widgets/resultview.h"
 
 #include <QHash>
-#include <QPointer>
-#include <QThreadPool>
 
 class QFrame;
-class QFutureWatcherBase;
+class QGridLayout;
 class QLabel;
 class QListWidget;
-class QSortFilterProxyModel;
 class QTableView;
 
 namespace stagecraft {
 
+class ClassTableProxy;
+class ComparisonModel;
+class ElidedLabel;
 class OverviewModel;
+struct StepEstimate;
 
 /// The Overview tab: the workload at a glance (world, parameters, FLOPs, batches, step time), one table row per rank
-/// class (OverviewModel) and the result's warnings.
+/// class (OverviewModel) and the result's warnings. The figure cards flow into as many columns as the width gives
+/// them room for (one row on a wide window, two on a laptop); a detail that still does not fit is elided, with the
+/// whole text as its tooltip.
 ///
-/// The step-time estimate (estimateStep() on the config's GPU, default options) runs in a worker (QtConcurrent on a
-/// private pool); estimates of superseded results are dropped by a generation counter. Until it arrives the card
+/// With a baseline pinned (setBaseline(), MainWindow's "Pin as Baseline"), a table compares it with the shown
+/// result figure by figure (ComparisonModel: step time, MFU, tokens/s, peak memory per stage, bytes per collective).
+///
+/// The step-time estimate (estimateStep() on the config's GPU, default options) runs in a worker (LatestRun);
+/// estimates of superseded results are dropped. Until it arrives the card
 /// says "estimating…"; when it fails the card shows the reason.
 class OverviewView : public ResultView
 {
@@ -46,6 +53,14 @@ public:
     /// True while the step-time estimate of the shown result runs.
     bool isEstimating() const;
 
+    /// Compares the shown result with `baseline` (null: clears it). Its estimate is the one this view has when
+    /// `baseline` is the shown result; otherwise (pinned before its estimate arrived) its estimate rows show a dash.
+    void setBaseline(std::shared_ptr<const SynthesisResult> baseline) override;
+    ComparisonModel* comparisonModel() const;
+    QTableView* comparisonTable() const;
+    /// False while the step-time estimate of the shown result runs.
+    bool isSettled() const override;
+
 Q_SIGNALS:
     /// The step-time estimate of the shown result arrived (succeeded or failed) and the model and card show it.
     void estimateAvailable();
@@ -58,28 +73,37 @@ private:
     {
         QFrame* frame = nullptr;
         QLabel* value = nullptr;
-        QLabel* detail = nullptr;
+        QLabel* detail = nullptr; ///< an ElidedLabel, but the step card's wraps
     };
-    QWidget* addCard(const QString& name, const QString& title, const QString& toolTip);
+    void addCard(const QString& name, const QString& title, const QString& toolTip);
     void setCard(const QString& name, const QString& value, const QString& detail);
+    /// Puts the cards in as many columns as fit the width at their preferred size (rows of equal length).
+    void reflowCards();
+    /// Sizes the table's columns to their header and values and spreads the rest of the width over them; when that
+    /// is too wide, the headers go on two lines first.
+    void fitColumns();
     void fitHeights();
     void requestEstimate();
     void showEstimate();
     void updateEstimateCard();
 
     OverviewModel* m_model;
-    QSortFilterProxyModel* m_proxy;
+    ClassTableProxy* m_proxy;
     QLabel* m_title;
     QLabel* m_subtitle;
     QLabel* m_staleBanner;
     QTableView* m_table;
     QListWidget* m_warnings;
+    ComparisonModel* m_comparison;
+    QLabel* m_comparisonLabel;
+    QTableView* m_comparisonTable;
     QLabel* m_warningsLabel;
     QHash<QString, Card> m_cards;
-    QThreadPool m_pool;
-    quint64 m_generation = 0;
-    int m_pending = 0;
-    QPointer<QFutureWatcherBase> m_watcher; ///< the newest request's
+    QList<QFrame*> m_cardOrder;
+    QWidget* m_cardArea;
+    QGridLayout* m_cardGrid;
+    int m_cardColumns = 0;
+    LatestRun m_run;
 };
 
 } // namespace stagecraft
