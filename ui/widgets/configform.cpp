@@ -101,6 +101,25 @@ namespace {
         return spec;
     }
 
+    /// A decimal field bound to `(config.cluster).*member`, edited as text ("0.8"); text that is not a number
+    /// leaves the value as it was.
+    FieldSpec decimal(QString keyPath, QString label, QString help, double ClusterConfig::*member)
+    {
+        FieldSpec spec;
+        spec.keyPath = std::move(keyPath);
+        spec.label = std::move(label);
+        spec.help = std::move(help);
+        spec.kind = FieldKind::Text;
+        spec.getText = [member](const Config& c) { return QString::number(c.cluster.*member, 'g', 6); };
+        spec.setText = [member](Config& c, const QString& text) {
+            bool ok = false;
+            const double value = text.trimmed().toDouble(&ok);
+            if (ok)
+                c.cluster.*member = value;
+        };
+        return spec;
+    }
+
     struct Group
     {
         QString title;
@@ -283,6 +302,25 @@ namespace {
             QObject::tr("The LM head and loss take one layer's place in the pipeline split: the last chunk gets one "
                         "decoder layer fewer"),
             &C::parallelism, &ParallelismConfig::lossInSplit));
+        // Megatron-LM's overlap switches (estimate only; their defaults are Megatron's).
+        parallelism.fields.push_back(
+            bound(QStringLiteral("parallelism.overlap_grad_reduce"), QObject::tr("Overlap grad reduce"),
+                QObject::tr("The data-parallel gradient reduction runs in buckets during the backward "
+                            "(--overlap-grad-reduce)"),
+                &C::parallelism, &ParallelismConfig::overlapGradReduce));
+        parallelism.fields.push_back(
+            bound(QStringLiteral("parallelism.overlap_param_gather"), QObject::tr("Overlap param gather"),
+                QObject::tr("ZeRO's parameter all-gather hides behind the next forward (--overlap-param-gather)"),
+                &C::parallelism, &ParallelismConfig::overlapParamGather));
+        parallelism.fields.push_back(
+            bound(QStringLiteral("parallelism.tp_comm_overlap"), QObject::tr("Overlap TP comm"),
+                QObject::tr("Tensor-parallel collectives pipelined with their GEMMs (--tp-comm-overlap)"),
+                &C::parallelism, &ParallelismConfig::tpCommOverlap));
+        parallelism.fields.push_back(
+            bound(QStringLiteral("parallelism.overlap_p2p_comm"), QObject::tr("Overlap pipeline sends"),
+                QObject::tr("Pipeline send/recv behind compute (--overlap-p2p-communication); off, a send holds the "
+                            "compute stream"),
+                &C::parallelism, &ParallelismConfig::overlapP2pComm));
         groups.push_back(std::move(parallelism));
 
         Group cluster { QObject::tr("Cluster"), {} };
@@ -300,6 +338,29 @@ namespace {
             bound(QStringLiteral("cluster.gpus_per_node"), QObject::tr("GPUs per node"),
                 QObject::tr("GPUs sharing the fast intra-node link"), &C::cluster, &ClusterConfig::gpusPerNode),
             1 << 16));
+        cluster.fields.push_back(decimal(QStringLiteral("cluster.intra_node_bandwidth_gbps"),
+            QObject::tr("NVLink GB/s"), QObject::tr("Bandwidth per GPU and direction within a node, GB/s"),
+            &ClusterConfig::intraNodeBandwidthGbps));
+        cluster.fields.push_back(decimal(QStringLiteral("cluster.inter_node_bandwidth_gbps"),
+            QObject::tr("Network GB/s"), QObject::tr("Bandwidth per GPU and direction across nodes, GB/s"),
+            &ClusterConfig::interNodeBandwidthGbps));
+        cluster.fields.push_back(decimal(QStringLiteral("cluster.intra_node_efficiency"),
+            QObject::tr("NVLink efficiency"),
+            QObject::tr("Fraction of the intra-node bandwidth a large collective reaches (nccl-tests bus bandwidth)"),
+            &ClusterConfig::intraNodeEfficiency));
+        cluster.fields.push_back(decimal(QStringLiteral("cluster.inter_node_efficiency"),
+            QObject::tr("Network efficiency"), QObject::tr("Fraction of the inter-node bandwidth a transfer reaches"),
+            &ClusterConfig::interNodeEfficiency));
+        cluster.fields.push_back(decimal(QStringLiteral("cluster.gemm_efficiency"), QObject::tr("GEMM efficiency"),
+            QObject::tr("Fraction of dense peak of the best large GEMM; 0 = the GPU preset's measured figure"),
+            &ClusterConfig::gemmEfficiency));
+        cluster.fields.push_back(
+            decimal(QStringLiteral("cluster.attention_efficiency"), QObject::tr("Attention efficiency"),
+                QObject::tr("Fraction of dense peak of the FlashAttention forward; 0 = the GPU preset's figure"),
+                &ClusterConfig::attentionEfficiency));
+        cluster.fields.push_back(decimal(QStringLiteral("cluster.hbm_efficiency"), QObject::tr("HBM efficiency"),
+            QObject::tr("Fraction of HBM bandwidth of memory-bound kernels; 0 = the GPU preset's figure"),
+            &ClusterConfig::hbmEfficiency));
         groups.push_back(std::move(cluster));
         return groups;
     }

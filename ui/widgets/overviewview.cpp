@@ -116,6 +116,7 @@ OverviewView::OverviewView(QWidget* parent)
     , m_title(new QLabel(this))
     , m_subtitle(new QLabel(this))
     , m_staleBanner(new QLabel(this))
+    , m_assumptions(new QLabel(this))
     , m_table(new QTableView(this))
     , m_warnings(new QListWidget(this))
     , m_warningsLabel(sectionLabel(tr("Warnings"), this))
@@ -204,6 +205,7 @@ OverviewView::OverviewView(QWidget* parent)
     layout->addSpacing(6);
     layout->addWidget(sectionLabel(tr("Rank classes (per rank, one iteration)"), this));
     layout->addWidget(m_table, 10);
+    layout->addWidget(m_assumptions);
     layout->addSpacing(4);
     layout->addSpacing(4);
     layout->addWidget(m_comparisonLabel);
@@ -212,6 +214,14 @@ OverviewView::OverviewView(QWidget* parent)
     layout->addWidget(m_warningsLabel);
     layout->addWidget(m_warnings, 1);
     layout->addStretch(1);
+
+    m_assumptions->setObjectName(QStringLiteral("estimateAssumptions"));
+    m_assumptions->setWordWrap(true);
+    m_assumptions->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_assumptions->setStyleSheet(QStringLiteral("color: #5b6573;"));
+    m_assumptions->setToolTip(tr("Every figure is a config key: cluster.gemm_efficiency, cluster.attention_efficiency, "
+                                 "cluster.hbm_efficiency, the cluster's bandwidths, efficiencies and latencies, and "
+                                 "the parallelism.overlap_* switches (Cluster and Parallelism in the form)."));
 
     m_comparisonTable->setObjectName(QStringLiteral("comparisonTable"));
     m_comparisonTable->setModel(m_comparison);
@@ -422,8 +432,9 @@ QTableView* OverviewView::comparisonTable() const
 void OverviewView::updateEstimateCard()
 {
     const Card card = m_cards.value(stepCard());
-    const QString method = tr("Roofline compute time per node, ring-algorithm collectives, a compute and a "
-                              "communication stream per rank; the iteration ends when the slowest pipeline stage "
+    const QString method = tr("Per-kernel roofline compute (GEMM tile, wave and K-depth losses on the GPU's best "
+                              "measured GEMM), NCCL-like collectives, four streams per rank (compute, collectives, "
+                              "data-parallel collectives, sends); the iteration ends when the slowest pipeline stage "
                               "finishes.");
     if (m_model->isEstimatePending()) {
         setCard(stepCard(), tr("estimating\u2026"), {});
@@ -434,8 +445,13 @@ void OverviewView::updateEstimateCard()
     if (!estimate) {
         setCard(stepCard(), tr("unavailable"), m_model->estimateError());
         card.frame->setToolTip(tr("No step-time estimate: %1").arg(m_model->estimateError()));
+        m_assumptions->clear();
         return;
     }
+    m_assumptions->setText(tr("Estimate assumes: %1")
+                               .arg(QString::fromStdString(assumptionsText(estimate->assumptions))
+                                        .trimmed()
+                                        .replace(QLatin1Char('\n'), QStringLiteral("; "))));
     setCard(stepCard(), formatDuration(estimate->iterationTimeS),
         tr("MFU %1%, %2 tokens/s")
             .arg(QString::number(100.0 * estimate->mfu, 'f', 1), formatParameterCount(estimate->tokensPerS)));
@@ -490,15 +506,22 @@ void OverviewView::setResult(std::shared_ptr<const SynthesisResult> result)
     requestEstimate();
 
     m_warnings->clear();
+    // Notes (e.g. the vocabulary padded for tp) need no action: an information icon, not a warning.
     const QIcon warningIcon = style()->standardIcon(QStyle::SP_MessageBoxWarning);
+    const QIcon noteIcon = style()->standardIcon(QStyle::SP_MessageBoxInformation);
+    qsizetype warningCount = 0;
     for (const Diagnostic& d : result->warnings) {
         QString text = QString::fromStdString(d.message);
         if (!d.keyPath.empty())
             text = QString::fromStdString(d.keyPath) + QStringLiteral(": ") + text;
-        m_warnings->addItem(new QListWidgetItem(warningIcon, text));
+        const bool note = d.severity == Severity::Note;
+        warningCount += note ? 0 : 1;
+        m_warnings->addItem(new QListWidgetItem(note ? noteIcon : warningIcon, text));
     }
-    m_warningsLabel->setText(
-        result->warnings.empty() ? tr("Warnings: none") : tr("Warnings (%1)").arg(result->warnings.size()));
+    const qsizetype noteCount = qsizetype(result->warnings.size()) - warningCount;
+    m_warningsLabel->setText(result->warnings.empty() ? tr("Warnings: none")
+            : noteCount == 0                          ? tr("Warnings (%1)").arg(warningCount)
+                             : tr("Warnings (%1) and notes (%2)").arg(warningCount).arg(noteCount));
     m_warnings->setVisible(!result->warnings.empty());
     fitHeights();
 }

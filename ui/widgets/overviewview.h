@@ -92,6 +92,7 @@ private:
     QLabel* m_title;
     QLabel* m_subtitle;
     QLabel* m_staleBanner;
+    QLabel* m_assumptions; ///< what the estimate assumed: kernel efficiencies, links, overlaps
     QTableView* m_table;
     QListWidget* m_warnings;
     ComparisonModel* m_comparison;
