@@ -65,7 +65,7 @@ void printNoDisplay()
 {
     std::fprintf(stderr,
         "stagecraft-gui: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so no window can open.\n"
-        "  Run it in a desktop session, or under a virtual X server (Debian package xvfb):\n"
+        "  Run it in a desktop session, or under a virtual X server (Debian packages xvfb, xauth):\n"
         "    xvfb-run -a stagecraft-gui [CONFIG]\n"
         "  Screenshots need no X server: QT_QPA_PLATFORM=offscreen stagecraft-gui CONFIG --screenshot out.png\n"
         "  The same model's numbers without a window: stagecraft report CONFIG\n");
