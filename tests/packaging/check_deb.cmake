@@ -81,6 +81,7 @@ run(_version ${DPKG_DEB} -f ${_debs} Version)
 run(_depends ${DPKG_DEB} -f ${_debs} Depends)
 string(STRIP "${_package}" _package)
 string(STRIP "${_version}" _version)
+string(STRIP "${_depends}" _depends) # dpkg-deb ends the field with a newline, which hid a last entry from the match
 if(NOT _package STREQUAL "stagecraft" OR NOT _version STREQUAL "${VERSION}-1")
     fail("control says Package '${_package}' Version '${_version}', expected stagecraft ${VERSION}-1")
 endif()
