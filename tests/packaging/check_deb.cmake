@@ -2,6 +2,7 @@
 # cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DCPACK=... -DVERSION=... -DGUI=ON|OFF -P check_deb.cmake
 # Packages the build tree with CPack into WORK_DIR, unpacks the .deb into a temporary root and checks it: the files
 # the package must install, the Depends field, and that the packaged binaries run from there.
+cmake_minimum_required(VERSION 3.21) # a script sets no policies by itself: IN_LIST (CMP0057) needs this
 
 function(fail message)
     message(FATAL_ERROR "packaging_deb: ${message}")
