@@ -27,17 +27,25 @@ set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # Shared-library dependencies come from dpkg-shlibdeps (package dpkg-dev) when it is there: it reads the
-# binaries' NEEDED entries and names the Debian packages and minimum versions. Without it, the same list by hand
-# (Debian 12 package names). Fonts are not a library: the GUI draws no text without a font.
+# binaries' NEEDED entries and names the Debian packages and minimum versions. Without it, the same packages by
+# hand (Debian 12 names, what the binaries' NEEDED entries resolve to). Fonts are not a library: the GUI draws no
+# text without a font. The list is ONE string: CMake joins the parts of a multi-argument set() with ';', which
+# once put ", ;libprotobuf32" into the Depends field. It is also written to CPackConfig.cmake (as a CPACK_
+# variable), so that tests/packaging/check_deb.cmake checks it even on a machine where dpkg-shlibdeps is used.
+string(CONCAT CPACK_STAGECRAFT_DEPENDS_BY_HAND
+    "libc6, libstdc++6, libgcc-s1, libqt6core6, libqt6gui6, libqt6widgets6, libqt6charts6, libqt6concurrent6, "
+    "libprotobuf32, libyaml-cpp0.7, libgvc6, libcgraph6, fonts-dejavu-core")
+# CPack's DEB generator runs dpkg-shlibdeps only on files that `file` (package file, not in a minimal Debian)
+# calls ELF, and stops with "file utility is not available" without it: both are needed.
 find_program(STAGECRAFT_DPKG_SHLIBDEPS dpkg-shlibdeps)
-if(STAGECRAFT_DPKG_SHLIBDEPS)
+find_program(STAGECRAFT_FILE file)
+if(STAGECRAFT_DPKG_SHLIBDEPS AND STAGECRAFT_FILE)
     set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
     set(CPACK_DEBIAN_PACKAGE_DEPENDS "fonts-dejavu-core")
 else()
-    message(STATUS "dpkg-shlibdeps not found (package dpkg-dev): the .deb lists its dependencies by hand")
-    set(CPACK_DEBIAN_PACKAGE_DEPENDS
-        "libc6, libstdc++6, libgcc-s1, libqt6core6, libqt6gui6, libqt6widgets6, libqt6charts6, libqt6concurrent6, "
-        "libprotobuf32, libyaml-cpp0.7, libgvc6, libcgraph6, fonts-dejavu-core")
+    message(STATUS "dpkg-shlibdeps or file not found (packages dpkg-dev, file): the .deb lists its dependencies "
+                   "by hand")
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "${CPACK_STAGECRAFT_DEPENDS_BY_HAND}")
 endif()
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "qt6-wayland") # the GUI's Wayland platform plugin; X11 (xcb) is in libqt6gui6
 

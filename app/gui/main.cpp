@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // stagecraft-gui: the Qt explorer. `stagecraft-gui [CONFIG]` opens a YAML file or a preset (default: "default").
-// Headless modes need no display: --check-config FILE, --help, --version.
+// Headless modes need no display: --check-config FILE, --help, --version. Anything else without a display (and no
+// platform chosen with QT_QPA_PLATFORM or -platform) exits 2 with what to do instead.
 #include "config/configloader.h"
 #include "session/synthesissession.h"
 #include "sweep/sweepview.h"
@@ -21,6 +22,7 @@
 #include <QPixmap>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -38,6 +40,35 @@ bool needsDisplay(int argc, char** argv)
             return false;
     }
     return true;
+}
+
+/// Whether Qt can open a window at all. Without a display, QApplication aborts inside Qt ("Could not load the Qt
+/// platform plugin xcb ... Reinstalling the application may fix this problem", SIGABRT), which sends a user on a
+/// headless machine to reinstall. A platform named by QT_QPA_PLATFORM or -platform (offscreen, vnc, ...) is the
+/// user's explicit choice: Qt is trusted with it.
+bool platformAvailable(int argc, char** argv)
+{
+    for (const char* variable : { "DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM" }) {
+        const char* value = std::getenv(variable);
+        if (value && *value)
+            return true;
+    }
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg(argv[i]);
+        if (arg == "-platform" || arg == "--platform")
+            return true;
+    }
+    return false;
+}
+
+void printNoDisplay()
+{
+    std::fprintf(stderr,
+        "stagecraft-gui: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so no window can open.\n"
+        "  Run it in a desktop session, or under a virtual X server (Debian packages xvfb, xauth):\n"
+        "    xvfb-run -a stagecraft-gui [CONFIG]\n"
+        "  Screenshots need no X server: QT_QPA_PLATFORM=offscreen stagecraft-gui CONFIG --screenshot out.png\n"
+        "  The same model's numbers without a window: stagecraft report CONFIG\n");
 }
 
 /// Prints every diagnostic as file:line:col: severity: key: message; exit code 2 when there is an error.
@@ -82,10 +113,15 @@ int main(int argc, char** argv)
     QCoreApplication::setApplicationName(QStringLiteral("stagecraft-gui"));
     QCoreApplication::setApplicationVersion(QString::fromLatin1(stagecraft::versionString()));
     std::unique_ptr<QCoreApplication> app;
-    if (needsDisplay(argc, argv))
+    if (needsDisplay(argc, argv)) {
+        if (!platformAvailable(argc, argv)) {
+            printNoDisplay();
+            return 2;
+        }
         app = std::make_unique<QApplication>(argc, argv);
-    else
+    } else {
         app = std::make_unique<QCoreApplication>(argc, argv);
+    }
 
     QCommandLineParser parser;
     parser.setApplicationDescription(

@@ -2,6 +2,7 @@
 # cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DCPACK=... -DVERSION=... -DGUI=ON|OFF -P check_deb.cmake
 # Packages the build tree with CPack into WORK_DIR, unpacks the .deb into a temporary root and checks it: the files
 # the package must install, the Depends field, and that the packaged binaries run from there.
+cmake_minimum_required(VERSION 3.21) # a script sets no policies by itself: IN_LIST (CMP0057) needs this
 
 function(fail message)
     message(FATAL_ERROR "packaging_deb: ${message}")
@@ -16,6 +17,43 @@ function(run out)
         fail("`${_command}` exited with ${_rc}\n${_out}\n${_err}")
     endif()
     set(${out} "${_out}" PARENT_SCOPE)
+endfunction()
+
+# A Depends field as dpkg reads it: entries separated by ',', each one or more alternatives separated by '|', each a
+# package name with an optional version relation. A stray ';' (a CMake list separator) or an empty entry makes
+# dpkg reject the whole package ("invalid package name ';libprotobuf32'"), so each entry is checked here.
+function(check_depends field what)
+    if(field MATCHES ";")
+        fail("${what} contains ';' (a CMake list joined into the field?): ${field}")
+    endif()
+    string(STRIP "${field}" _stripped)
+    if(_stripped STREQUAL "")
+        fail("${what} is empty")
+    endif()
+    string(REPLACE "," ";" _entries "${_stripped}")
+    set(_names "")
+    foreach(_entry IN LISTS _entries)
+        string(REPLACE "|" ";" _alternatives "${_entry}")
+        foreach(_alternative IN LISTS _alternatives)
+            string(STRIP "${_alternative}" _alternative)
+            if(NOT _alternative MATCHES "^([a-z0-9][a-z0-9+.-]+)( \\((<<|<=|=|>=|>>) [0-9A-Za-z.+~:-]+\\))?$")
+                fail("${what} has an entry that is not a Debian package name: '${_alternative}' in: ${field}")
+            endif()
+            list(APPEND _names ${CMAKE_MATCH_1})
+        endforeach()
+    endforeach()
+    set(${what}_names ${_names} PARENT_SCOPE)
+endfunction()
+
+# The by-hand list debian.cmake uses when dpkg-shlibdeps is missing, from the CPack config of this build tree
+# (read in a function, so that the config's other CPACK_ variables stay out of this script).
+function(read_by_hand_depends out)
+    include(${BUILD_DIR}/CPackConfig.cmake)
+    if(NOT DEFINED CPACK_STAGECRAFT_DEPENDS_BY_HAND)
+        fail("${BUILD_DIR}/CPackConfig.cmake has no CPACK_STAGECRAFT_DEPENDS_BY_HAND")
+    endif()
+    set(${out} "${CPACK_STAGECRAFT_DEPENDS_BY_HAND}" PARENT_SCOPE)
+    set(${out}_shlibdeps "${CPACK_DEBIAN_PACKAGE_SHLIBDEPS}" PARENT_SCOPE)
 endfunction()
 
 find_program(DPKG_DEB dpkg-deb)
@@ -44,8 +82,21 @@ run(_version ${DPKG_DEB} -f ${_debs} Version)
 run(_depends ${DPKG_DEB} -f ${_debs} Depends)
 string(STRIP "${_package}" _package)
 string(STRIP "${_version}" _version)
+string(STRIP "${_depends}" _depends) # dpkg-deb ends the field with a newline, which hid a last entry from the match
 if(NOT _package STREQUAL "stagecraft" OR NOT _version STREQUAL "${VERSION}-1")
     fail("control says Package '${_package}' Version '${_version}', expected stagecraft ${VERSION}-1")
+endif()
+check_depends("${_depends}" Depends)
+# The by-hand list is checked on every machine, not only on one without dpkg-dev, where it is used; where
+# dpkg-shlibdeps computed the field, it must name no package the by-hand list lacks (the list would be stale).
+read_by_hand_depends(_by_hand)
+check_depends("${_by_hand}" by_hand)
+if(_by_hand_shlibdeps)
+    foreach(_name IN LISTS Depends_names)
+        if(NOT _name IN_LIST by_hand_names)
+            fail("dpkg-shlibdeps names ${_name}, which the by-hand list in packaging/debian.cmake lacks: ${_by_hand}")
+        endif()
+    endforeach()
 endif()
 foreach(_dep libqt6widgets6 libqt6charts6 libyaml-cpp0.7 libprotobuf32 libgvc6 libcgraph6 fonts-dejavu-core)
     if(NOT _depends MATCHES "(^|[ ,])${_dep}([ ,(]|$)")
@@ -111,6 +162,15 @@ if(GUI)
         fail("`stagecraft-gui --version` prints '${_gui_version}', expected version ${VERSION}")
     endif()
     run(_ ${_root}/usr/bin/stagecraft-gui --check-config ${_root}/usr/share/stagecraft/presets/llama3-70b.yaml)
+    # Without a display the GUI says what to do and exits 2, instead of aborting inside Qt (xcb, SIGABRT).
+    unset(ENV{QT_QPA_PLATFORM})
+    unset(ENV{DISPLAY})
+    unset(ENV{WAYLAND_DISPLAY})
+    execute_process(COMMAND ${_root}/usr/bin/stagecraft-gui tiny OUTPUT_VARIABLE _out ERROR_VARIABLE _err
+        RESULT_VARIABLE _rc WORKING_DIRECTORY ${WORK_DIR})
+    if(NOT _rc EQUAL 2 OR NOT _err MATCHES "no display" OR NOT _err MATCHES "xvfb-run")
+        fail("`stagecraft-gui tiny` without a display: exit ${_rc}, expected 2 and a hint naming xvfb-run:\n${_err}")
+    endif()
 endif()
 
 file(REMOVE_RECURSE ${WORK_DIR})
