@@ -164,8 +164,6 @@ const std::vector<ConfigKeyInfo>& configKeys()
         { "parallelism.overlap_p2p_comm", "false", false,
             "Estimate only: pipeline sends run behind compute (Megatron-LM `--overlap-p2p-communication`); off, "
             "the compute stream waits for each send to finish, as Megatron-LM's blocking send/recv do." },
-        { "cluster.kernel_launch_us", "2", false,
-            "Gap between two consecutive kernels on a GPU, microseconds, added to every compute node." },
         { "cluster.preset", "", false,
             "A whole cluster: `dgx-a100` (Selene), `dgx-h100`, `dgx-h200` or `gb200-nvl72`. It sets every other "
             "cluster key; keys given next to it override its figures. Empty: the keys (their defaults are a "
@@ -188,6 +186,8 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "ceil(log2 n) steps (NCCL's tree for small messages), a send one." },
         { "cluster.inter_node_latency_us", "10", false,
             "Latency of one communication step across nodes, microseconds." },
+        { "cluster.kernel_launch_us", "2", false,
+            "Gap between two consecutive kernels on a GPU, microseconds, added to every compute node." },
         { "cluster.gemm_efficiency", "0", false,
             "Fraction of dense peak a large GEMM reaches (before tile, wave and K-depth losses); 0 = the GPU "
             "preset's measured figure." },

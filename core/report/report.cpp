@@ -58,7 +58,8 @@ namespace {
         j["training"] = { { "global_batch", t.globalBatch }, { "micro_batch", t.microBatch },
             { "precision", toString(t.precision) }, { "optimizer", t.optimizer },
             { "recompute", toString(t.recompute) }, { "main_grad_dtype", toString(t.mainGradDtype) },
-            { "grad_reduce_dtype", toString(t.gradReduceDtype) } };
+            { "grad_reduce_dtype", toString(t.gradReduceDtype) },
+            { "gradient_accumulation_fusion", t.gradientAccumulationFusion } };
         const ParallelismConfig& p = c.parallelism;
         nlohmann::ordered_json order = nlohmann::ordered_json::array();
         for (MeshAxis a : p.rankOrder)
@@ -70,11 +71,17 @@ namespace {
             { "expert_tp", p.expertTp }, { "first_stage_layers", p.firstStageLayers },
             { "last_stage_layers", p.lastStageLayers },
             { "account_for_embedding_in_pipeline_split", p.embeddingInSplit },
-            { "account_for_loss_in_pipeline_split", p.lossInSplit } };
+            { "account_for_loss_in_pipeline_split", p.lossInSplit }, { "overlap_grad_reduce", p.overlapGradReduce },
+            { "overlap_param_gather", p.overlapParamGather }, { "tp_comm_overlap", p.tpCommOverlap },
+            { "overlap_p2p_comm", p.overlapP2pComm } };
         const ClusterConfig& k = c.cluster;
-        j["cluster"] = { { "gpu", k.gpu }, { "gpus_per_node", k.gpusPerNode },
+        j["cluster"] = { { "preset", k.preset }, { "gpu", k.gpu }, { "gpus_per_node", k.gpusPerNode },
             { "intra_node_bandwidth_gbps", k.intraNodeBandwidthGbps },
-            { "inter_node_bandwidth_gbps", k.interNodeBandwidthGbps } };
+            { "inter_node_bandwidth_gbps", k.interNodeBandwidthGbps },
+            { "intra_node_efficiency", k.intraNodeEfficiency }, { "inter_node_efficiency", k.interNodeEfficiency },
+            { "intra_node_latency_us", k.intraNodeLatencyUs }, { "inter_node_latency_us", k.interNodeLatencyUs },
+            { "kernel_launch_us", k.kernelLaunchUs }, { "gemm_efficiency", k.gemmEfficiency },
+            { "attention_efficiency", k.attentionEfficiency }, { "hbm_efficiency", k.hbmEfficiency } };
         return j;
     }
 

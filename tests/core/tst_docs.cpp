@@ -134,7 +134,7 @@ std::vector<HelpEntry> options(const QString& help)
 /// The keys toYaml() writes, in order, with their values (quotes removed).
 std::vector<std::pair<std::string, std::string>> yamlKeys(const std::string& yaml)
 {
-    static const QRegularExpression keyLine(QStringLiteral("^(  )?([a-z_]+):(?: (.*))?$"));
+    static const QRegularExpression keyLine(QStringLiteral("^(  )?([a-z][a-z0-9_]*):(?: (.*))?$"));
     std::vector<std::pair<std::string, std::string>> out;
     QString section;
     for (const QString& line : QString::fromStdString(yaml).split(QLatin1Char('\n'))) {

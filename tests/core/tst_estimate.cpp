@@ -317,9 +317,12 @@ private Q_SLOTS:
         QFETCH(double, intra);
         QFETCH(double, inter);
         QFETCH(double, intraEfficiency);
-        // A preset sets every cluster key; a key given with it overrides its figure and only that.
-        auto r = synth("tiny", { "cluster.preset=" + preset.toStdString(), "cluster.inter_node_efficiency=0.5" });
-        const ClusterConfig& c = r->config.cluster;
+        // A preset sets every cluster key; a key given with it overrides its figure and only that. (The
+        // llama3-8b preset's cluster section names only its preset.)
+        const ConfigResult loaded = loadConfigOrPreset(
+            "llama3-8b", { "cluster.preset=" + preset.toStdString(), "cluster.inter_node_efficiency=0.5" });
+        QVERIFY(loaded.config);
+        const ClusterConfig& c = loaded.config->cluster;
         QCOMPARE(QString::fromStdString(c.preset), preset);
         QCOMPARE(QString::fromStdString(c.gpu), gpu);
         QCOMPARE(c.gpusPerNode, perNode);
