@@ -521,7 +521,8 @@ void OverviewView::setResult(std::shared_ptr<const SynthesisResult> result)
     const qsizetype noteCount = qsizetype(result->warnings.size()) - warningCount;
     m_warningsLabel->setText(result->warnings.empty() ? tr("Warnings: none")
             : noteCount == 0                          ? tr("Warnings (%1)").arg(warningCount)
-                             : tr("Warnings (%1) and notes (%2)").arg(warningCount).arg(noteCount));
+            : warningCount == 0                       ? tr("Notes (%1)").arg(noteCount)
+                                : tr("Warnings (%1) and notes (%2)").arg(warningCount).arg(noteCount));
     m_warnings->setVisible(!result->warnings.empty());
     fitHeights();
 }
