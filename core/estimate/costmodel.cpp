@@ -36,11 +36,6 @@ namespace {
         return 0;
     }
 
-    bool isDataParallelMask(AxisMask mask)
-    {
-        return (mask & ((1u << static_cast<int>(Axis::Ep)) | (1u << static_cast<int>(Axis::Edp)))) != 0;
-    }
-
 } // namespace
 
 HardwareRates hardwareRates(const Config& config, const GpuSpec& gpu, const EstimateOptions& options)
@@ -166,6 +161,22 @@ bool CommPlacement::peerIntraNode(int32_t peerStage) const
     return peer.value / m_gpusPerNode == m_rank.value / m_gpusPerNode;
 }
 
+bool isDataParallelCollective(const ProgramNode& node)
+{
+    return node.kind == NodeKind::Collective && (node.mask & kDpMask) != 0
+        && node.collective != CollectiveType::AllToAll;
+}
+
+bool isIterationGradientReduction(const ProgramNode& node)
+{
+    return isDataParallelCollective(node) && node.pass == Pass::Backward && node.microBatch < 0;
+}
+
+bool hiddenBehindNextForward(const ProgramNode& node, const HardwareRates& rates)
+{
+    return rates.overlapParamGather && node.pass == Pass::Optimizer && node.kind == NodeKind::Collective;
+}
+
 double unfusedAccumulationTimeS(const ProgramNode& node, const std::vector<Buffer>& buffers, const HardwareRates& rates)
 {
     if (rates.gradientAccumulationFusion || node.kind != NodeKind::Compute || node.pass != Pass::Backward
@@ -196,7 +207,7 @@ double nodeTimeS(const ProgramNode& node, const HardwareRates& rates, const Comm
             hierarchicalCollectiveTimeS(node.collective, node.bytes, n, placement.membersPerNode(node.mask), rates);
         // Transformer Engine's overlap splits a TP collective into n chunks pipelined with the GEMM it feeds: one
         // chunk stays exposed.
-        if (rates.tpCommOverlap && node.microBatch >= 0 && !isDataParallelMask(node.mask)
+        if (rates.tpCommOverlap && node.microBatch >= 0 && (node.mask & kDpMask) == 0
             && node.collective != CollectiveType::AllToAll)
             t /= static_cast<double>(std::max<int64_t>(1, n));
         return t;

@@ -108,6 +108,18 @@ private:
     mutable std::array<int64_t, 32> m_perNode; ///< 0 unknown
 };
 
+/// A data-parallel collective: its group spans ep or edp and it is no expert all-to-all (gradient reductions,
+/// parameter gathers). The estimates run these on a stream of their own.
+bool isDataParallelCollective(const ProgramNode& node);
+
+/// The once-per-iteration gradient reduction (no micro-batch), which without overlap_grad_reduce starts only after
+/// the stage's last backward kernel.
+bool isIterationGradientReduction(const ProgramNode& node);
+
+/// A parameter all-gather after the optimizer that, with overlap_param_gather, runs behind the next iteration's
+/// forward and so does not end this one.
+bool hiddenBehindNextForward(const ProgramNode& node, const HardwareRates& rates);
+
 /// Without gradient-accumulation fusion, the kernel that adds a backward node's weight gradients into the main
 /// gradient after it: it reads the new gradient and the main gradient and writes the main gradient back (3x the
 /// gradient buffers the node writes, at HBM speed; Megatron-LM 2021's `param.main_grad.add_(param.grad)`).

@@ -161,17 +161,6 @@ namespace {
         return n.microBatch < 0 && n.pass != Pass::Optimizer;
     }
 
-    bool isDataParallelCollective(const ProgramNode& n)
-    {
-        return n.kind == NodeKind::Collective && (n.mask & kDpMask) != 0 && n.collective != CollectiveType::AllToAll;
-    }
-
-    /// The once-per-iteration gradient reduction, which without overlap_grad_reduce waits for the backward's end.
-    bool isDeferredReduction(const ProgramNode& n)
-    {
-        return isDataParallelCollective(n) && n.pass == Pass::Backward && n.microBatch < 0;
-    }
-
     bool profileStage(const DistributionPlan& plan, int32_t sigma, const ReducedShape& shape, const Mesh& realMesh,
         const HardwareRates& rates, int64_t gpusPerNode, StageProfile& out, int64_t& nodeCount, std::string& error)
     {
@@ -287,11 +276,11 @@ namespace {
             std::vector<uint32_t> order;
             order.reserve(nodesOf[unit].size());
             for (uint32_t i : nodesOf[unit])
-                if (rates.overlapGradReduce || !isDeferredReduction(program.nodes[i]))
+                if (rates.overlapGradReduce || !isIterationGradientReduction(program.nodes[i]))
                     order.push_back(i);
             const size_t immediate = order.size();
             for (uint32_t i : nodesOf[unit])
-                if (!rates.overlapGradReduce && isDeferredReduction(program.nodes[i]))
+                if (!rates.overlapGradReduce && isIterationGradientReduction(program.nodes[i]))
                     order.push_back(i);
             for (size_t position = 0; position < order.size(); ++position) {
                 const uint32_t i = order[position];
@@ -332,12 +321,9 @@ namespace {
                 streamFree[s] = finish[i];
                 if (node.kind == NodeKind::Compute && node.pass == Pass::Backward)
                     lastBackwardEnd = std::max(lastBackwardEnd, finish[i]);
-                // With overlap_param_gather the gathers after the optimizer hide behind the next forward.
-                const bool hidden =
-                    rates.overlapParamGather && node.pass == Pass::Optimizer && node.kind == NodeKind::Collective;
                 if (s == 0)
                     ends.compute = std::max(ends.compute, finish[i]);
-                else if (!hidden)
+                else if (!hiddenBehindNextForward(node, rates))
                     ends.comm = std::max(ends.comm, finish[i]);
                 if (node.kind == NodeKind::Send) {
                     ends.output = std::max(ends.output, finish[i]);

@@ -20,12 +20,6 @@ namespace {
     };
     constexpr int kStreams = 4;
 
-    bool isDataParallel(const ProgramNode& n)
-    {
-        constexpr AxisMask dp = (1u << static_cast<int>(Axis::Ep)) | (1u << static_cast<int>(Axis::Edp));
-        return n.kind == NodeKind::Collective && (n.mask & dp) != 0 && n.collective != CollectiveType::AllToAll;
-    }
-
     /// The stream `n` occupies. Blocking pipeline sends (no overlap_p2p_comm) hold the compute stream, as
     /// Megatron-LM's schedule waits for send/recv before its next compute.
     Stream streamOf(const ProgramNode& n, bool overlapP2p)
@@ -34,7 +28,7 @@ namespace {
         case NodeKind::Compute:
             return ComputeStream;
         case NodeKind::Collective:
-            return isDataParallel(n) ? DpStream : CommStream;
+            return isDataParallelCollective(n) ? DpStream : CommStream;
         case NodeKind::Send:
             return overlapP2p ? P2pStream : ComputeStream;
         case NodeKind::Recv:
@@ -255,7 +249,7 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
                     if (matchedSend[g] != kNone)
                         fn(matchedSend[g], g);
                     if (!rates.overlapGradReduce && lastBackward[c] != kNone && lastBackward[c] > g
-                        && n.pass == Pass::Backward && n.microBatch < 0 && isDataParallel(n))
+                        && isIterationGradientReduction(n))
                         fn(lastBackward[c], g);
                 }
             }
@@ -327,11 +321,7 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
             for (size_t i = 0; i < program.nodes.size(); ++i) {
                 const size_t g = offset[c] + i;
                 const ProgramNode& n = program.nodes[i];
-                // With --overlap-param-gather the parameter all-gather after the optimizer runs behind the next
-                // iteration's forward: it does not end this one.
-                const bool hidden =
-                    rates.overlapParamGather && n.pass == Pass::Optimizer && n.kind == NodeKind::Collective;
-                if (!hidden)
+                if (!hiddenBehindNextForward(n, rates))
                     ce.stepTimeS = std::max(ce.stepTimeS, finish[g]);
                 if (n.kind == NodeKind::Recv || duration[g] <= 0)
                     continue;
