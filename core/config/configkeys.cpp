@@ -153,8 +153,9 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "The LM head and loss count as one layer when the layers are split over the stages, so the last chunk "
             "gets one decoder layer fewer." },
         { "parallelism.overlap_grad_reduce", "false", false,
-            "Estimate only: the data-parallel gradient reduction runs in buckets while the backward still computes "
-            "(Megatron-LM `--overlap-grad-reduce`); off, it starts after the stage's last backward kernel." },
+            "The data-parallel gradient reduction runs in buckets while the backward still computes (Megatron-LM "
+            "`--overlap-grad-reduce`); off, it starts once the backward has ended, the last stage's final send "
+            "included, in the estimate and in the exported traces (ZeRO 0 and 1)." },
         { "parallelism.overlap_param_gather", "false", false,
             "Estimate only: the ZeRO parameter all-gather after the optimizer hides behind the next iteration's "
             "forward (Megatron-LM `--overlap-param-gather`); off, the iteration waits for it." },

@@ -215,7 +215,9 @@ namespace {
         void readUnreadOutputs();
         void emitOp(int32_t opIndex, int32_t microBatch, int32_t chunk, Phase phase);
         void reduceGradients(int32_t layer, int32_t microBatch);
+        void addToGradientBucket(int32_t layer, int32_t microBatch);
         void flushGradientBucket(int32_t microBatch);
+        void emitDeferredReductions();
         void emitOptimizer();
 
         int weightSlot(int32_t weightTensor) const
@@ -255,6 +257,10 @@ namespace {
         std::map<int32_t, std::vector<uint32_t>> m_gradWriters; ///< layer -> nodes writing its grads (this mb)
         std::map<std::pair<int32_t, int32_t>, int32_t> m_transientGrad; ///< (weight, mb) -> buffer (ZeRO 2/3)
         std::vector<int32_t> m_pendingLayers; ///< layers waiting in the current gradient bucket
+        /// Without overlap_grad_reduce (ZeRO 0/1), the layers whose iteration reduction waits for the end of the
+        /// backward, in the order their gradients completed, with the nodes that wrote them.
+        std::vector<std::pair<int32_t, std::vector<uint32_t>>> m_deferredReductions;
+        std::vector<NodeId> m_reductionCtrlDeps; ///< extra waits of each reduction chain's first node
         int64_t m_pendingBytes = 0;
         std::map<int32_t, std::vector<uint32_t>> m_reductionNodes; ///< layer -> final reduction nodes
         uint32_t m_lastCompute = kNoNode; ///< the compute node added last
@@ -560,6 +566,17 @@ namespace {
         // into the resident shard (as DeepSpeed and FSDP do), so the full gradient never outlives its micro-batch.
         if (m_zero < 2 && microBatch != P.microBatches - 1)
             return;
+        if (m_zero < 2 && !P.config.parallelism.overlapGradReduce) {
+            // Megatron-LM without --overlap-grad-reduce reduces the gradients once the whole backward, its last
+            // pipeline send included, has returned (finalize_model_grads): emitDeferredReductions() emits them.
+            m_deferredReductions.emplace_back(layer, m_gradWriters[layer]);
+            return;
+        }
+        addToGradientBucket(layer, microBatch);
+    }
+
+    void StageBuilder::addToGradientBucket(int32_t layer, int32_t microBatch)
+    {
         // The bucket fills with the bytes it will reduce (training.grad_reduce_dtype), as Megatron-LM's buckets are
         // slices of the buffer it reduces.
         m_pendingLayers.push_back(layer);
@@ -630,9 +647,13 @@ namespace {
         for (auto& [signature, g] : groups) {
             uint32_t last = kNoNode;
             int32_t lastBuffer = -1;
+            const size_t first = m_program.nodes.size();
             emitChain(g.steps, deps, g.reads, prefix(m_zero >= 2 ? microBatch : -1) + name, m_pendingLayers.front(),
                 m_zero >= 2 ? microBatch : -1, Pass::Backward, MemoryCategory::Gradients, g.writes, -1, last,
                 lastBuffer);
+            if (first < m_program.nodes.size())
+                for (NodeId d : m_reductionCtrlDeps)
+                    m_program.nodes[first].ctrlDeps.push_back(d);
             for (int32_t layer : m_pendingLayers)
                 m_reductionNodes[layer].push_back(last);
             if (m_zero >= 2) {
@@ -646,6 +667,25 @@ namespace {
             m_gradWriters[layer].clear();
         m_pendingLayers.clear();
         m_pendingBytes = 0;
+    }
+
+    void StageBuilder::emitDeferredReductions()
+    {
+        if (m_deferredReductions.empty())
+            return;
+        // Each chain waits for the last compute node (addNode chains every node after it) and, as Megatron's
+        // blocking sends return only once sent, for the sends after it: the last stage's final gradient send.
+        if (!P.config.parallelism.overlapP2pComm)
+            for (uint32_t i = m_lastCompute == kNoNode ? 0 : m_lastCompute + 1; i < m_program.nodes.size(); ++i)
+                if (m_program.nodes[i].kind == NodeKind::Send)
+                    m_reductionCtrlDeps.push_back(NodeId { i });
+        for (auto& [layer, writers] : m_deferredReductions) {
+            m_gradWriters[layer] = std::move(writers);
+            addToGradientBucket(layer, P.microBatches - 1);
+        }
+        flushGradientBucket(P.microBatches - 1);
+        m_deferredReductions.clear();
+        m_reductionCtrlDeps.clear();
     }
 
     void StageBuilder::emitOptimizer()
@@ -852,6 +892,7 @@ namespace {
             scheduleOrder(P.config.parallelism.schedule, P.stages.pp(), v, m_stage, P.microBatches);
         for (const ScheduleUnit& unit : order)
             emitUnit(unit);
+        emitDeferredReductions();
         emitOptimizer();
         readUnreadOutputs();
         return std::move(m_program);

@@ -210,6 +210,49 @@ private Q_SLOTS:
         }
     }
 
+    void gradientReductionWaitsForTheBackward_data()
+    {
+        QTest::addColumn<bool>("overlap");
+        QTest::newRow("overlap_grad_reduce=false") << false;
+        QTest::newRow("overlap_grad_reduce=true") << true;
+    }
+
+    void gradientReductionWaitsForTheBackward()
+    {
+        // Megatron-LM without --overlap-grad-reduce reduces the gradients in finalize_model_grads, called once
+        // the schedule's forward_backward_func has returned; with blocking sends (no --overlap-p2p-communication)
+        // that is after the last stage's final gradient send. With the switch on, a bucket is reduced as soon as
+        // its gradients are complete: layer 0's reduction of the last stage then precedes that send. tiny, pp 2,
+        // dp 2, ZeRO 0: the last stage is class 1; its program ends with one send per micro-batch's backward.
+        QFETCH(bool, overlap);
+        auto r = synth("tiny",
+            tinyBase() + plan(2, 1, 2)
+                + std::vector<std::string> { "training.global_batch=4",
+                    std::string("parallelism.overlap_grad_reduce=") + (overlap ? "true" : "false") });
+        const ClassProgram& last = r->classes[1];
+        uint32_t finalSend = 0;
+        for (uint32_t i = 0; i < last.nodes.size(); ++i)
+            if (last.nodes[i].kind == NodeKind::Send)
+                finalSend = i;
+        QVERIFY(finalSend > 0);
+        int before = 0, after = 0, waiting = 0;
+        for (uint32_t i = 0; i < last.nodes.size(); ++i) {
+            const ProgramNode& n = last.nodes[i];
+            if (n.kind != NodeKind::Collective || n.name.str().rfind("grads:", 0) != 0)
+                continue;
+            (i < finalSend ? before : after) += 1;
+            for (NodeId d : n.ctrlDeps)
+                waiting += d.value == finalSend;
+        }
+        if (overlap) {
+            QVERIFY(before > 0); // the last layers' buckets went out during the backward
+        } else {
+            QCOMPARE(before, 0);
+            QVERIFY(after > 0);
+            QVERIFY(waiting >= 1); // each bucket's chain waits for the send itself (the order alone binds no one)
+        }
+    }
+
     void zero3PerLayerCollectives()
     {
         // FSDP / ZeRO-3 (Rajbhandari et al. 2020 §5.3): per layer and micro-batch one all-gather of the layer's
