@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/configform.h"
 
+#include "config/clusterpresets.h"
 #include "config/configvalidator.h"
 #include "estimate/gpuspec.h"
 #include "widgets/int64spinbox.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleValidator>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QLocale>
 #include <QScrollArea>
 #include <QStyle>
 #include <QVBoxLayout>
+#include <cmath>
+#include <limits>
 #include <tuple>
 
 namespace stagecraft {
@@ -46,6 +51,7 @@ namespace {
         std::function<void(Config&, qint64)> set;
         std::function<QString(const Config&)> getText;
         std::function<void(Config&, const QString&)> setText;
+        double decimalMaximum = 0; ///< Text edited as a decimal: its largest value (0: not a decimal)
     };
 
     /// A field bound to `(config.*section).*member`.
@@ -101,20 +107,32 @@ namespace {
         return spec;
     }
 
-    /// A decimal field bound to `(config.cluster).*member`, edited as text ("0.8"); text that is not a number
-    /// leaves the value as it was.
-    FieldSpec decimal(QString keyPath, QString label, QString help, double ClusterConfig::*member)
+    /// The range a decimal field accepts, as the config loader checks the same key.
+    struct DecimalRange
+    {
+        bool allowZero; ///< false: the value must be above 0
+        double maximum;
+    };
+    constexpr DecimalRange kPositive { false, std::numeric_limits<double>::max() };
+    constexpr DecimalRange kFraction { false, 1 }; ///< (0, 1]
+    constexpr DecimalRange kFractionOrPreset { true, 1 }; ///< [0, 1], 0 = the GPU preset's figure
+    constexpr DecimalRange kMicroseconds { true, 1e6 };
+
+    /// A decimal field bound to `(config.cluster).*member`, edited as text ("0.8"). The field takes only digits;
+    /// text that is not a number in `range` (the loader's range for the key) leaves the value as it was.
+    FieldSpec decimal(QString keyPath, QString label, QString help, double ClusterConfig::*member, DecimalRange range)
     {
         FieldSpec spec;
         spec.keyPath = std::move(keyPath);
         spec.label = std::move(label);
         spec.help = std::move(help);
         spec.kind = FieldKind::Text;
+        spec.decimalMaximum = range.maximum;
         spec.getText = [member](const Config& c) { return QString::number(c.cluster.*member, 'g', 6); };
-        spec.setText = [member](Config& c, const QString& text) {
+        spec.setText = [member, range](Config& c, const QString& text) {
             bool ok = false;
             const double value = text.trimmed().toDouble(&ok);
-            if (ok)
+            if (ok && std::isfinite(value) && (range.allowZero ? value >= 0 : value > 0) && value <= range.maximum)
                 c.cluster.*member = value;
         };
         return spec;
@@ -324,6 +342,24 @@ namespace {
         groups.push_back(std::move(parallelism));
 
         Group cluster { QObject::tr("Cluster"), {} };
+        FieldSpec preset;
+        preset.keyPath = QStringLiteral("cluster.preset");
+        preset.label = QObject::tr("Cluster preset");
+        preset.help = QObject::tr("Picking one sets every cluster figure below to that system's (each can then be "
+                                  "changed); empty: none");
+        preset.kind = FieldKind::Text;
+        preset.suggestions << QString();
+        for (const std::string& name : clusterPresetNames())
+            preset.suggestions << QString::fromStdString(name);
+        preset.getText = [](const Config& c) { return QString::fromStdString(c.cluster.preset); };
+        preset.setText = [](Config& c, const QString& text) {
+            const std::string name = text.trimmed().toStdString();
+            if (name.empty())
+                c.cluster.preset.clear();
+            else if (const ClusterConfig* figures = clusterPreset(name))
+                c.cluster = *figures; // as the loader applies a preset; an unknown or partial name changes nothing
+        };
+        cluster.fields.push_back(std::move(preset));
         FieldSpec gpu;
         gpu.keyPath = QStringLiteral("cluster.gpu");
         gpu.label = QObject::tr("GPU");
@@ -340,27 +376,37 @@ namespace {
             1 << 16));
         cluster.fields.push_back(decimal(QStringLiteral("cluster.intra_node_bandwidth_gbps"),
             QObject::tr("NVLink GB/s"), QObject::tr("Bandwidth per GPU and direction within a node, GB/s"),
-            &ClusterConfig::intraNodeBandwidthGbps));
+            &ClusterConfig::intraNodeBandwidthGbps, kPositive));
         cluster.fields.push_back(decimal(QStringLiteral("cluster.inter_node_bandwidth_gbps"),
             QObject::tr("Network GB/s"), QObject::tr("Bandwidth per GPU and direction across nodes, GB/s"),
-            &ClusterConfig::interNodeBandwidthGbps));
+            &ClusterConfig::interNodeBandwidthGbps, kPositive));
         cluster.fields.push_back(decimal(QStringLiteral("cluster.intra_node_efficiency"),
             QObject::tr("NVLink efficiency"),
             QObject::tr("Fraction of the intra-node bandwidth a large collective reaches (nccl-tests bus bandwidth)"),
-            &ClusterConfig::intraNodeEfficiency));
+            &ClusterConfig::intraNodeEfficiency, kFraction));
         cluster.fields.push_back(decimal(QStringLiteral("cluster.inter_node_efficiency"),
             QObject::tr("Network efficiency"), QObject::tr("Fraction of the inter-node bandwidth a transfer reaches"),
-            &ClusterConfig::interNodeEfficiency));
+            &ClusterConfig::interNodeEfficiency, kFraction));
         cluster.fields.push_back(decimal(QStringLiteral("cluster.gemm_efficiency"), QObject::tr("GEMM efficiency"),
             QObject::tr("Fraction of dense peak of the best large GEMM; 0 = the GPU preset's measured figure"),
-            &ClusterConfig::gemmEfficiency));
+            &ClusterConfig::gemmEfficiency, kFractionOrPreset));
         cluster.fields.push_back(
             decimal(QStringLiteral("cluster.attention_efficiency"), QObject::tr("Attention efficiency"),
                 QObject::tr("Fraction of dense peak of the FlashAttention forward; 0 = the GPU preset's figure"),
-                &ClusterConfig::attentionEfficiency));
+                &ClusterConfig::attentionEfficiency, kFractionOrPreset));
         cluster.fields.push_back(decimal(QStringLiteral("cluster.hbm_efficiency"), QObject::tr("HBM efficiency"),
             QObject::tr("Fraction of HBM bandwidth of memory-bound kernels; 0 = the GPU preset's figure"),
-            &ClusterConfig::hbmEfficiency));
+            &ClusterConfig::hbmEfficiency, kFractionOrPreset));
+        cluster.fields.push_back(
+            decimal(QStringLiteral("cluster.intra_node_latency_us"), QObject::tr("NVLink latency µs"),
+                QObject::tr("Latency of one communication step within a node; a collective takes ceil(log2 n) steps"),
+                &ClusterConfig::intraNodeLatencyUs, kMicroseconds));
+        cluster.fields.push_back(decimal(QStringLiteral("cluster.inter_node_latency_us"),
+            QObject::tr("Network latency µs"), QObject::tr("Latency of one communication step across nodes"),
+            &ClusterConfig::interNodeLatencyUs, kMicroseconds));
+        cluster.fields.push_back(decimal(QStringLiteral("cluster.kernel_launch_us"), QObject::tr("Kernel gap µs"),
+            QObject::tr("Gap between back-to-back kernels, added to every compute node"),
+            &ClusterConfig::kernelLaunchUs, kMicroseconds));
         groups.push_back(std::move(cluster));
         return groups;
     }
@@ -496,6 +542,12 @@ void ConfigForm::addField(QFormLayout* layout, Field field)
         combo->setEditable(true);
         combo->setInsertPolicy(QComboBox::NoInsert);
         combo->addItems(spec.suggestions);
+        if (spec.decimalMaximum > 0) {
+            auto* validator = new QDoubleValidator(0, spec.decimalMaximum, 6, combo);
+            validator->setNotation(QDoubleValidator::StandardNotation);
+            validator->setLocale(QLocale::c()); // the config's spelling, "0.8", whatever the desktop's locale
+            combo->setValidator(validator);
+        }
         connect(
             combo, &QComboBox::currentTextChanged, this, [this, id](const QString& text) { onEdited(id, 0, text); });
         widget = combo;
