@@ -2,7 +2,9 @@
 #include "program/nodename.h"
 
 #include <charconv>
+#include <functional>
 #include <mutex>
+#include <string_view>
 #include <unordered_set>
 
 namespace stagecraft {
@@ -11,11 +13,23 @@ namespace {
 
     /// Interned suffixes: node-based, so a pointer to an element stays valid for the process's life. Grows by
     /// the distinct suffixes only (layers x ops x passes of the largest model seen), never by micro-batches.
+    struct TextHash
+    {
+        using is_transparent = void; ///< looks up a string_view without making a std::string of it
+        size_t operator()(std::string_view text) const noexcept
+        {
+            return std::hash<std::string_view> {}(text);
+        }
+    };
+
     const std::string* intern(std::string_view text)
     {
         static std::mutex mutex;
-        static std::unordered_set<std::string> table;
+        static std::unordered_set<std::string, TextHash, std::equal_to<>> table;
         const std::lock_guard lock(mutex);
+        // Nearly every name is already interned: find first, as emplace would allocate a node to compare.
+        if (const auto it = table.find(text); it != table.end())
+            return &*it;
         return &*table.emplace(text).first;
     }
 
