@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <unistd.h>
 
 namespace stagecraft::cli {
@@ -92,6 +93,10 @@ Command addSweepCommand(CLI::App& app)
                     flags.sets.push_back("cluster.gpus_per_node=" + std::to_string(*state->gpusPerNode));
                 if (state->efficiency)
                     flags.sets.push_back("cluster.gemm_efficiency=" + formatNumber(*state->efficiency));
+                // The base plan is never synthesized by the quick estimate: its size is no reason to refuse the
+                // sweep (a given --max-nodes still applies; --exact keeps the default limit for every plan).
+                if (!state->exact && !flags.maxNodes)
+                    setDefaultMaxProgramNodes(std::numeric_limits<int64_t>::max());
                 int exitCode = ExitOk;
                 std::optional<Config> config = loadConfig(flags, exitCode);
                 if (!config)

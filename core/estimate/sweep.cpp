@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <thread>
 
@@ -84,7 +85,11 @@ namespace {
 
         void evaluate(SweepCandidate& c, ReducedPlanCache& plans)
         {
-            const Config config = sweepPlanConfig(base, c);
+            Config config = sweepPlanConfig(base, c);
+            // The node limit bounds a full synthesis; the quick estimate builds reduced programs of a few layers and
+            // micro-batches whatever the plan's size, so only --exact is held to it.
+            if (!sweepOptions.exact)
+                config.maxProgramNodes = std::numeric_limits<int64_t>::max();
             for (const Diagnostic& d : validateConfig(config)) {
                 if (d.severity == Severity::Error) {
                     reject(c, SweepRejection::Invalid, d.keyPath, d.keyPath + ": " + d.message);

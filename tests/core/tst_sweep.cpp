@@ -312,6 +312,39 @@ private Q_SLOTS:
         }
     }
 
+    void nodeLimitBoundsOnlyTheExactSweep()
+    {
+        // The program-node limit bounds a full synthesis. With a limit below every plan's size (the tiny model's
+        // 8 GPUs plans need hundreds of nodes: about 47 per layer and micro-batch, programsize.h), the exact sweep
+        // rejects every plan for it; the quick sweep builds only reduced programs
+        // and ranks the same plans as with no limit.
+        Config base = load("tiny", kSweepBase);
+        const GpuSpec gpu = gpuWithHbm(int64_t(1) << 40);
+        SweepOptions quickOptions, exactOptions;
+        quickOptions.threads = exactOptions.threads = 2;
+        exactOptions.exact = true;
+        const SweepResult unlimited = sweep(base, 8, gpu, EstimateOptions {}, nullptr, quickOptions);
+        base.maxProgramNodes = 100;
+        const SweepResult quick = sweep(base, 8, gpu, EstimateOptions {}, nullptr, quickOptions);
+        const SweepResult exact = sweep(base, 8, gpu, EstimateOptions {}, nullptr, exactOptions);
+        QVERIFY(!unlimited.ranked.empty());
+        QCOMPARE(sweepJson(quick).dump(), sweepJson(unlimited).dump());
+        QVERIFY(exact.ranked.empty());
+        std::set<PlanKey> valid;
+        for (const SweepCandidate& c : unlimited.ranked)
+            valid.insert(key(c));
+        int limited = 0;
+        for (const SweepCandidate& c : exact.rejected) {
+            if (!valid.count(key(c)))
+                continue;
+            // The validator names model.layers or training.global_batch, whichever the plan has more of.
+            QVERIFY2(c.reasonKey == "model.layers" || c.reasonKey == "training.global_batch", c.reason.c_str());
+            QVERIFY2(c.reason.find("more than the limit of 100") != std::string::npos, c.reason.c_str());
+            ++limited;
+        }
+        QCOMPARE(limited, int(unlimited.ranked.size()));
+    }
+
     void deterministicAcrossThreadCounts()
     {
         const Config base = load("tiny", kSweepBase);
