@@ -6,6 +6,7 @@
 #include "estimate/stepestimate.h"
 #include "estimate/sweep.h"
 
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -58,10 +59,12 @@ Command addSweepCommand(CLI::App& app)
         bool exact = false;
         int threads = 0;
         std::vector<int64_t> microBatches = SweepOptions {}.microBatches;
+        std::vector<std::pair<Schedule, int64_t>> schedules;
     };
     auto state = std::make_shared<State>();
     CLI::App* cmd = app.add_subcommand("sweep",
-        "Rank every valid (dp, tp, pp, cp, ep, micro-batch, recompute, ZeRO) plan for N GPUs by estimated step time");
+        "Rank every valid (dp, tp, pp, schedule, cp, ep, micro-batch, recompute, ZeRO) plan for N GPUs by estimated "
+        "step time");
     state->flags.add(cmd);
     cmd->add_option("--gpus", state->gpus, "Number of GPUs to plan for (dp*tp*pp*cp)")
         ->required()
@@ -85,6 +88,36 @@ Command addSweepCommand(CLI::App& app)
         ->capture_default_str()
         ->delimiter(',')
         ->transform(integerIn(1, kMaxConfigInteger));
+    cmd->add_option_function<std::vector<std::string>>(
+           "--schedules",
+           [state](const std::vector<std::string>& names) {
+               state->schedules.clear();
+               for (const std::string& name : names) {
+                   // "1f1b", "gpipe", "interleaved:V" (V virtual stages per rank, at least 2).
+                   const size_t colon = name.find(':');
+                   const std::string kind = name.substr(0, colon);
+                   if (kind == "1f1b" && colon == std::string::npos) {
+                       state->schedules.emplace_back(Schedule::OneFOneB, 1);
+                   } else if (kind == "gpipe" && colon == std::string::npos) {
+                       state->schedules.emplace_back(Schedule::GPipe, 1);
+                   } else if (kind == "interleaved" && colon != std::string::npos) {
+                       int64_t v = 0;
+                       const std::string digits = name.substr(colon + 1);
+                       const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+                       if (ec != std::errc() || end != digits.data() + digits.size() || v < 2 || v > 1024)
+                           throw CLI::ValidationError("--schedules",
+                               "interleaved needs its virtual stages per rank, 2 to 1024 (interleaved:4), found \""
+                                   + name + "\"");
+                       state->schedules.emplace_back(Schedule::Interleaved, v);
+                   } else {
+                       throw CLI::ValidationError("--schedules",
+                           "expected 1f1b, gpipe or interleaved:V (V virtual stages per rank), found \"" + name + "\"");
+                   }
+               }
+           },
+           "Pipeline schedules tried for plans with pp > 1, e.g. 1f1b,interleaved:4 (default: 1f1b and the "
+           "config's own schedule)")
+        ->delimiter(',');
     return { cmd, [state]() -> int {
                 ConfigFlags flags = state->flags;
                 if (state->gpu)
@@ -112,6 +145,7 @@ Command addSweepCommand(CLI::App& app)
                 sweepOptions.exact = state->exact;
                 sweepOptions.threads = state->threads;
                 sweepOptions.microBatches = state->microBatches;
+                sweepOptions.schedules = state->schedules;
                 TerminalProgress terminal;
                 const bool tty = isatty(STDERR_FILENO) == 1;
                 const SweepResult result =

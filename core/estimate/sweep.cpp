@@ -154,6 +154,8 @@ Config sweepPlanConfig(const Config& base, const SweepCandidate& plan)
     p.ep = plan.ep;
     p.zero = plan.zero;
     p.sequenceParallel = plan.sequenceParallel;
+    p.schedule = plan.schedule;
+    p.virtualStages = plan.virtualStages;
     config.training.microBatch = plan.microBatch;
     config.training.recompute = plan.recompute;
     return config;
@@ -205,39 +207,50 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
         if (microBatches.empty())
             microBatches.push_back(base.training.microBatch);
         const bool moe = base.model.family == Family::Moe;
+        std::vector<std::pair<Schedule, int64_t>> pipelineSchedules = sweepOptions.schedules;
+        if (pipelineSchedules.empty()) {
+            pipelineSchedules.emplace_back(Schedule::OneFOneB, 1);
+            if (base.parallelism.schedule != Schedule::OneFOneB)
+                pipelineSchedules.emplace_back(base.parallelism.schedule,
+                    base.parallelism.schedule == Schedule::Interleaved ? base.parallelism.virtualStages : 1);
+        }
+        const std::vector<std::pair<Schedule, int64_t>> noPipeline { { Schedule::OneFOneB, 1 } };
         std::vector<SweepCandidate> candidates;
         for (int64_t tp : divisors(gpus))
             for (int64_t pp : divisors(gpus / tp))
-                for (int64_t cp : divisors(gpus / tp / pp)) {
-                    const int64_t dp = gpus / tp / pp / cp;
-                    const bool dpDividesBatch = base.training.globalBatch % dp == 0;
-                    for (int64_t ep : moe ? divisors(dp) : std::vector<int64_t> { 1 })
-                        for (int64_t mb : microBatches) {
-                            // A micro-batch size that does not divide the per-replica batch is no plan; when dp itself
-                            // does not divide the batch, one candidate carries the validator's reason.
-                            if (dpDividesBatch ? (base.training.globalBatch / dp) % mb != 0
-                                               : mb != microBatches.front())
-                                continue;
-                            // Recompute innermost: its variants share one reduced plan (ReducedPlanCache).
-                            for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero)
-                                for (Recompute r : { Recompute::None, Recompute::Selective, Recompute::Full }) {
-                                    SweepCandidate c;
-                                    c.dp = dp;
-                                    c.tp = tp;
-                                    c.pp = pp;
-                                    c.cp = cp;
-                                    c.ep = ep;
-                                    c.microBatch = mb;
-                                    c.recompute = r;
-                                    c.zero = zero;
-                                    c.sequenceParallel = sweepOptions.sequenceParallelWithTp
-                                        ? tp > 1
-                                        : base.parallelism.sequenceParallel;
-                                    c.index = static_cast<int64_t>(candidates.size());
-                                    candidates.push_back(c);
-                                }
-                        }
-                }
+                for (const auto& [schedule, virtualStages] : pp > 1 ? pipelineSchedules : noPipeline)
+                    for (int64_t cp : divisors(gpus / tp / pp)) {
+                        const int64_t dp = gpus / tp / pp / cp;
+                        const bool dpDividesBatch = base.training.globalBatch % dp == 0;
+                        for (int64_t ep : moe ? divisors(dp) : std::vector<int64_t> { 1 })
+                            for (int64_t mb : microBatches) {
+                                // A micro-batch size that does not divide the per-replica batch is no plan; when dp
+                                // itself does not divide the batch, one candidate carries the validator's reason.
+                                if (dpDividesBatch ? (base.training.globalBatch / dp) % mb != 0
+                                                   : mb != microBatches.front())
+                                    continue;
+                                // Recompute innermost: its variants share one reduced plan (ReducedPlanCache).
+                                for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero)
+                                    for (Recompute r : { Recompute::None, Recompute::Selective, Recompute::Full }) {
+                                        SweepCandidate c;
+                                        c.dp = dp;
+                                        c.tp = tp;
+                                        c.pp = pp;
+                                        c.cp = cp;
+                                        c.ep = ep;
+                                        c.microBatch = mb;
+                                        c.schedule = schedule;
+                                        c.virtualStages = virtualStages;
+                                        c.recompute = r;
+                                        c.zero = zero;
+                                        c.sequenceParallel = sweepOptions.sequenceParallelWithTp
+                                            ? tp > 1
+                                            : base.parallelism.sequenceParallel;
+                                        c.index = static_cast<int64_t>(candidates.size());
+                                        candidates.push_back(c);
+                                    }
+                            }
+                    }
 
         // Evaluate on a small pool; each worker writes only its own candidates, so the order is fixed.
         int threads =
@@ -302,6 +315,15 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
     return result;
 }
 
+std::string scheduleText(const SweepCandidate& plan)
+{
+    if (plan.pp == 1)
+        return "-";
+    if (plan.schedule == Schedule::Interleaved)
+        return "interl. " + std::to_string(plan.virtualStages);
+    return toString(plan.schedule);
+}
+
 nlohmann::ordered_json sweepJson(const SweepResult& r)
 {
     auto row = [](const SweepCandidate& c) {
@@ -312,6 +334,8 @@ nlohmann::ordered_json sweepJson(const SweepResult& r)
         j["cp"] = c.cp;
         j["ep"] = c.ep;
         j["micro_batch"] = c.microBatch;
+        j["schedule"] = toString(c.schedule);
+        j["virtual_stages"] = c.virtualStages;
         j["recompute"] = toString(c.recompute);
         j["zero"] = c.zero;
         j["sequence_parallel"] = c.sequenceParallel;
@@ -373,16 +397,17 @@ std::string sweepText(const SweepResult& r, int64_t top)
         r.cancelled ? " [cancelled: incomplete]" : "");
     out += line;
     if (!r.ranked.empty()) {
-        out += "rank    dp   tp   pp   cp   ep   mb  recompute  zero     step time     MFU   peak memory\n";
+        out += "rank    dp   tp   pp  schedule   cp   ep   mb  recompute  zero     step time     MFU   peak memory\n";
         const size_t rows = top > 0 ? std::min(r.ranked.size(), static_cast<size_t>(top)) : r.ranked.size();
         for (size_t i = 0; i < rows; ++i) {
             const SweepCandidate& c = r.ranked[i];
             std::snprintf(line, sizeof line,
-                "%4zu %5lld %4lld %4lld %4lld %4lld %4lld  %-9s  %4d  %12s  %5.1f%%  %s / %s\n", i + 1,
+                "%4zu %5lld %4lld %4lld  %-9s %4lld %4lld %4lld  %-9s  %4d  %12s  %5.1f%%  %s / %s\n", i + 1,
                 static_cast<long long>(c.dp), static_cast<long long>(c.tp), static_cast<long long>(c.pp),
-                static_cast<long long>(c.cp), static_cast<long long>(c.ep), static_cast<long long>(c.microBatch),
-                toString(c.recompute), c.zero, seconds(c.stepTimeS).c_str(), c.mfu * 100,
-                memory(static_cast<double>(c.peakBytes)).c_str(), memory(static_cast<double>(r.hbmBytes)).c_str());
+                scheduleText(c).c_str(), static_cast<long long>(c.cp), static_cast<long long>(c.ep),
+                static_cast<long long>(c.microBatch), toString(c.recompute), c.zero, seconds(c.stepTimeS).c_str(),
+                c.mfu * 100, memory(static_cast<double>(c.peakBytes)).c_str(),
+                memory(static_cast<double>(r.hbmBytes)).c_str());
             out += line;
         }
         if (rows < r.ranked.size())

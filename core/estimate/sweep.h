@@ -25,6 +25,10 @@ struct SweepOptions
     /// With tp > 1 every candidate uses sequence parallelism (Megatron-LM's recommended setting alongside tp);
     /// false keeps the base config's setting.
     bool sequenceParallelWithTp = true;
+    /// Pipeline schedules tried for pp > 1, with their virtual stages per rank (plans with pp = 1 have no
+    /// schedule: 1F1B). Empty: 1F1B and, when it is another, the base config's own schedule (an interleaved base
+    /// with its virtual_stages).
+    std::vector<std::pair<Schedule, int64_t>> schedules;
 };
 
 /// Why a candidate plan was dropped.
@@ -40,6 +44,8 @@ enum class SweepRejection : uint8_t
 struct SweepCandidate
 {
     int64_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1, microBatch = 1;
+    Schedule schedule = Schedule::OneFOneB;
+    int64_t virtualStages = 1; ///< chunks per rank of the interleaved schedule (1 otherwise)
     Recompute recompute = Recompute::None;
     int zero = 0;
     bool sequenceParallel = false;
@@ -69,9 +75,9 @@ struct SweepResult
     std::string error; ///< set when the sweep could not run at all (e.g. gpus < 1); lists empty
 };
 
-/// `base` with the plan's fields set: parallelism dp, tp, pp, cp, ep, zero, sequence_parallel and training
-/// micro_batch, recompute. Everything else (model, batch, schedule, rank order, cluster) stays as in `base`. The
-/// config a candidate is evaluated with, and the one the GUI loads when a plan is chosen.
+/// `base` with the plan's fields set: parallelism dp, tp, pp, cp, ep, zero, sequence_parallel, schedule,
+/// virtual_stages and training micro_batch, recompute. Everything else (model, batch, rank order, cluster) stays as
+/// in `base`. The config a candidate is evaluated with, and the one the GUI loads when a plan is chosen.
 Config sweepPlanConfig(const Config& base, const SweepCandidate& plan);
 
 /// Enumerates every plan for `gpus` GPUs: all (dp, tp, pp, cp) with dp*tp*pp*cp = gpus, ep dividing dp (MoE
@@ -85,9 +91,14 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
     ProgressSink* progress = nullptr, const SweepOptions& sweepOptions = {});
 
 /// All candidates as JSON: {"gpu", "gpus", "hbm_bytes", "peak_flops", "compute_efficiency", "method",
-/// "candidates", "fitting", "ranked": [{"rank", "dp", "tp", "pp", "cp", "ep", "micro_batch", "recompute", "zero",
-/// "sequence_parallel", "step_time_s", "mfu", "peak_bytes"}], "rejected": [{..., "reason", "reason_key"}]}.
+/// "candidates", "fitting", "ranked": [{"rank", "dp", "tp", "pp", "cp", "ep", "micro_batch", "schedule",
+/// "virtual_stages", "recompute", "zero", "sequence_parallel", "step_time_s", "mfu", "peak_bytes"}], "rejected":
+/// [{..., "reason", "reason_key"}]}.
 nlohmann::ordered_json sweepJson(const SweepResult& result);
+
+/// The plan's pipeline schedule as the tables show it: "1f1b", "gpipe", "interl. 5" (5 virtual stages per rank),
+/// "-" for a plan without pipeline stages.
+std::string scheduleText(const SweepCandidate& plan);
 
 /// The ranked table (at most `top` rows; all when top <= 0) and a summary of the rejections by reason.
 std::string sweepText(const SweepResult& result, int64_t top);

@@ -232,6 +232,27 @@ private Q_SLOTS:
         }
     }
 
+    void sweepSchedules()
+    {
+        // --schedules replaces the pipeline schedules a sweep tries: with gpipe alone every pp > 1 plan is GPipe
+        // and every pp = 1 plan 1F1B, each with one virtual stage; tiny on 4 GPUs has plans of both kinds.
+        const Run r = runStagecraft(
+            args({ "sweep", "tiny", "--gpus", "4", "--schedules", "gpipe", "--micro-batches", "1", "--json" }));
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        int pipelined = 0, flat = 0;
+        for (const char* list : { "ranked", "rejected" })
+            for (const auto& plan : j.value(QLatin1String(list)).toArray()) {
+                const QJsonObject o = plan.toObject();
+                const bool pp = o.value(QLatin1String("pp")).toInteger() > 1;
+                QCOMPARE(o.value(QLatin1String("schedule")).toString(),
+                    pp ? QStringLiteral("gpipe") : QStringLiteral("1f1b"));
+                QCOMPARE(o.value(QLatin1String("virtual_stages")).toInteger(), 1);
+                (pp ? pipelined : flat) += 1;
+            }
+        QVERIFY(pipelined > 0 && flat > 0);
+    }
+
     void exitCodes_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -309,6 +330,11 @@ private Q_SLOTS:
             QStringLiteral("/dev/zero: error: is a character device, expected a YAML config file"));
         row("FIFO", "report %fifo", QStringLiteral("pipe.yaml: error: is a FIFO (named pipe)"));
         row("--gpus 0", "sweep tiny --gpus 0", QStringLiteral("--gpus: 0 is out of range: expected 1 \u2026 16777216"));
+        row("--schedules unknown", "sweep tiny --gpus 4 --schedules 1f1b,zb",
+            QStringLiteral("--schedules: expected 1f1b, gpipe or interleaved:V (V virtual stages per rank), found "
+                           "\"zb\""));
+        row("--schedules interleaved:1", "sweep tiny --gpus 4 --schedules interleaved:1",
+            QStringLiteral("--schedules: interleaved needs its virtual stages per rank, 2 to 1024"));
         row("--dp past int64", "report tiny --dp 99999999999999999999",
             QStringLiteral("--dp: 99999999999999999999 is out of range: expected 1 \u2026 2147483647"));
         row("--dp not a number", "report tiny --dp 0x10",

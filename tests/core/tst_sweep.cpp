@@ -241,6 +241,50 @@ private Q_SLOTS:
         QCOMPARE(seen, plans);
     }
 
+    void schedulesPerPipelinePlan()
+    {
+        // Plans with pp > 1 run each schedule of SweepOptions::schedules (default: 1F1B and the base's own), plans
+        // with pp = 1 only 1F1B. tiny on 8 GPUs: of the enumeration() plans, count those with pp > 1 by the same
+        // independent loops; an interleaved base (2 virtual stages) adds exactly that many.
+        const int64_t gpus = 8;
+        int64_t pipelined = 0, flat = 0;
+        for (int64_t tp : divisorsOf(gpus))
+            for (int64_t pp : divisorsOf(gpus / tp))
+                for (int64_t cp : divisorsOf(gpus / tp / pp)) {
+                    const int64_t dp = gpus / tp / pp / cp;
+                    for (int64_t mb : { 1, 2, 4, 8 })
+                        if ((16 / dp) % mb == 0)
+                            (pp > 1 ? pipelined : flat) += 3 * (dp * cp > 1 ? 4 : 1);
+                }
+        SweepOptions options;
+        options.threads = 2;
+        const GpuSpec gpu = *gpuPreset("h100-sxm");
+        const SweepResult plain = sweep(load("tiny", kSweepBase), gpus, gpu, EstimateOptions {}, nullptr, options);
+        QCOMPARE(plain.candidates, flat + pipelined);
+        std::vector<std::string> sets = kSweepBase;
+        sets.insert(sets.end(), { "parallelism.schedule=interleaved", "parallelism.virtual_stages=2" });
+        const Config interleavedBase = load("tiny", sets);
+        const SweepResult both = sweep(interleavedBase, gpus, gpu, EstimateOptions {}, nullptr, options);
+        QCOMPARE(both.candidates, flat + 2 * pipelined);
+        int64_t interleaved = 0;
+        for (const auto* list : { &both.ranked, &both.rejected })
+            for (const SweepCandidate& c : *list) {
+                if (c.pp == 1)
+                    QCOMPARE(c.schedule, Schedule::OneFOneB);
+                if (c.schedule == Schedule::Interleaved) {
+                    QCOMPARE(c.virtualStages, int64_t(2));
+                    ++interleaved;
+                }
+            }
+        QCOMPARE(interleaved, pipelined);
+        // An explicit list replaces the default: GPipe alone.
+        options.schedules = { { Schedule::GPipe, 1 } };
+        const SweepResult gpipe = sweep(interleavedBase, gpus, gpu, EstimateOptions {}, nullptr, options);
+        QCOMPARE(gpipe.candidates, flat + pipelined);
+        for (const SweepCandidate& c : gpipe.ranked)
+            QCOMPARE(c.schedule, c.pp > 1 ? Schedule::GPipe : Schedule::OneFOneB);
+    }
+
     void rankingAndReasons()
     {
         // An HBM of 8 MiB splits the tiny model's plans (peaks of a few MiB to a few tens of MiB).
@@ -361,7 +405,8 @@ private Q_SLOTS:
     {
         // Megatron-LM's interleaved schedule requires the micro-batch count to be a multiple of pp; plans that
         // violate it are rejected with that reason rather than estimated. Global batch 6, micro-batch 1: dp = 2
-        // gives m = 3 micro-batches, not a multiple of pp = 2; dp = 1 gives m = 6, which is.
+        // gives m = 3 micro-batches, not a multiple of pp = 2; dp = 1 gives m = 6, which is. The sweep tries 1F1B
+        // besides the base's interleaving (SweepOptions::schedules), which has no such rule: that variant ranks.
         const Config base = load("tiny",
             { "model.layers=4", "training.global_batch=6", "training.micro_batch=1", "parallelism.schedule=interleaved",
                 "parallelism.virtual_stages=2" });
@@ -372,7 +417,8 @@ private Q_SLOTS:
         bool rejected = false;
         for (const SweepCandidate& c : result.rejected) {
             QVERIFY(!(c.dp == 1 && c.pp == 2 && c.cp == 2));
-            if (c.dp == 2 && c.tp == 1 && c.pp == 2 && c.cp == 1) {
+            if (c.dp == 2 && c.tp == 1 && c.pp == 2 && c.cp == 1 && c.schedule == Schedule::Interleaved) {
+                QCOMPARE(c.virtualStages, int64_t(2));
                 QCOMPARE(c.reasonKey, std::string("parallelism.schedule"));
                 // The validator's message when it checks this, else the sweep's own.
                 const QString reason = QString::fromStdString(c.reason);
@@ -384,8 +430,17 @@ private Q_SLOTS:
             }
         }
         QVERIFY(rejected);
-        for (const SweepCandidate& c : result.ranked)
+        bool oneFOneB = false;
+        for (const SweepCandidate& c : result.ranked) {
+            if (c.pp == 1 || c.schedule == Schedule::OneFOneB) {
+                QCOMPARE(c.virtualStages, int64_t(1));
+                oneFOneB = oneFOneB || (c.dp == 2 && c.tp == 1 && c.pp == 2 && c.cp == 1);
+                continue;
+            }
+            QCOMPARE(c.schedule, Schedule::Interleaved);
             QCOMPARE((base.training.globalBatch / (c.microBatch * c.dp)) % c.pp, int64_t(0));
+        }
+        QVERIFY(oneFOneB);
     }
 
     void badGpuCount()

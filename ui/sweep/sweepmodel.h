@@ -24,6 +24,7 @@ public:
         DpColumn,
         TpColumn,
         PpColumn,
+        ScheduleColumn,
         CpColumn,
         EpColumn,
         MicroBatchColumn,

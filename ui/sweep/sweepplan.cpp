@@ -37,8 +37,13 @@ SweepPlanRef findSweepPlan(const SweepResult& result, const Config& config)
 
 bool sameSweepInputs(const Config& a, const Config& b)
 {
+    // The schedule is a plan field, but the base's own schedule is among those a sweep tries (SweepOptions).
     const SweepCandidate neutral;
-    return sweepPlanConfig(a, neutral) == sweepPlanConfig(b, neutral);
+    auto own = [](const Config& c) {
+        const ParallelismConfig& p = c.parallelism;
+        return std::pair(p.schedule, p.schedule == Schedule::Interleaved ? p.virtualStages : int64_t(1));
+    };
+    return sweepPlanConfig(a, neutral) == sweepPlanConfig(b, neutral) && own(a) == own(b);
 }
 
 std::vector<int> sweepParetoFront(const std::vector<SweepCandidate>& ranked)
@@ -78,16 +83,18 @@ std::vector<int> sweepParetoFront(const std::vector<SweepCandidate>& ranked)
 
 QString sweepPlanText(const SweepCandidate& plan)
 {
-    QString text = QStringLiteral("dp %1 \u00b7 tp %2 \u00b7 pp %3 \u00b7 cp %4 \u00b7 ep %5 \u00b7 mb %6 \u00b7 "
-                                  "recompute %7 \u00b7 ZeRO %8")
-                       .arg(plan.dp)
-                       .arg(plan.tp)
-                       .arg(plan.pp)
-                       .arg(plan.cp)
-                       .arg(plan.ep)
-                       .arg(plan.microBatch)
-                       .arg(QLatin1String(toString(plan.recompute)))
-                       .arg(plan.zero);
+    QString text =
+        QStringLiteral("dp %1 \u00b7 tp %2 \u00b7 pp %3 \u00b7 cp %4 \u00b7 ep %5 \u00b7 mb %6 \u00b7 "
+                       "recompute %7 \u00b7 ZeRO %8")
+            .arg(plan.dp)
+            .arg(plan.tp)
+            .arg(plan.pp > 1 ? QStringLiteral("%1 (%2)").arg(plan.pp).arg(QString::fromStdString(scheduleText(plan)))
+                             : QString::number(plan.pp))
+            .arg(plan.cp)
+            .arg(plan.ep)
+            .arg(plan.microBatch)
+            .arg(QLatin1String(toString(plan.recompute)))
+            .arg(plan.zero);
     if (plan.sequenceParallel)
         text += QStringLiteral(" \u00b7 SP");
     return text;
@@ -102,6 +109,8 @@ QVariant sweepFieldValue(const SweepCandidate& c, SweepField field)
         return qint64(c.tp);
     case SweepField::Pp:
         return qint64(c.pp);
+    case SweepField::Schedule: // sorts no pipeline, GPipe, 1F1B, then interleaved by virtual stages
+        return c.pp == 1 ? qint64(-1) : qint64(static_cast<int>(c.schedule)) * 1000 + c.virtualStages;
     case SweepField::Cp:
         return qint64(c.cp);
     case SweepField::Ep:
@@ -129,6 +138,8 @@ QVariant sweepFieldDisplay(const SweepCandidate& c, SweepField field)
     switch (field) {
     case SweepField::Recompute:
         return QLatin1String(toString(c.recompute));
+    case SweepField::Schedule:
+        return QString::fromStdString(scheduleText(c));
     case SweepField::SequenceParallel:
         return c.sequenceParallel ? QObject::tr("yes") : QObject::tr("no");
     case SweepField::StepTime:
@@ -151,6 +162,8 @@ QString sweepFieldTitle(SweepField field)
         return QObject::tr("tp");
     case SweepField::Pp:
         return QObject::tr("pp");
+    case SweepField::Schedule:
+        return QObject::tr("Schedule");
     case SweepField::Cp:
         return QObject::tr("cp");
     case SweepField::Ep:
@@ -182,6 +195,8 @@ QString sweepFieldToolTip(SweepField field)
         return QObject::tr("Tensor-parallel degree");
     case SweepField::Pp:
         return QObject::tr("Pipeline-parallel degree (stages)");
+    case SweepField::Schedule:
+        return QObject::tr("Pipeline schedule; interleaved with its virtual stages per rank");
     case SweepField::Cp:
         return QObject::tr("Context-parallel degree");
     case SweepField::Ep:
@@ -206,7 +221,7 @@ QString sweepFieldToolTip(SweepField field)
 
 bool sweepFieldIsText(SweepField field)
 {
-    return field == SweepField::Recompute || field == SweepField::SequenceParallel;
+    return field == SweepField::Recompute || field == SweepField::Schedule || field == SweepField::SequenceParallel;
 }
 
 } // namespace stagecraft

@@ -26,7 +26,8 @@ struct SweepPlanRef
 /// The plan `ref` points at, or null when it is invalid or out of range.
 const SweepCandidate* sweepCandidate(const SweepResult& result, SweepPlanRef ref);
 
-/// True when `config` is exactly the plan (the nine fields sweepPlanConfig() sets; sequence parallelism included).
+/// True when `config` is exactly the plan (the fields sweepPlanConfig() sets; sequence parallelism and the schedule
+/// included).
 bool isSweepPlan(const Config& config, const SweepCandidate& plan);
 
 /// The plan of `config` among the candidates of `result` (fitting first, then rejected); invalid when the config's
@@ -48,6 +49,7 @@ enum class SweepField
     Dp,
     Tp,
     Pp,
+    Schedule,
     Cp,
     Ep,
     MicroBatch,

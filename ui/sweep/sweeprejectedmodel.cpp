@@ -22,8 +22,8 @@ namespace {
     std::optional<SweepField> fieldOf(int column)
     {
         static constexpr std::array<SweepField, SweepRejectedModel::ColumnCount - 1> kFields { SweepField::Dp,
-            SweepField::Tp, SweepField::Pp, SweepField::Cp, SweepField::Ep, SweepField::MicroBatch,
-            SweepField::Recompute, SweepField::Zero, SweepField::StepTime, SweepField::Peak };
+            SweepField::Tp, SweepField::Pp, SweepField::Schedule, SweepField::Cp, SweepField::Ep,
+            SweepField::MicroBatch, SweepField::Recompute, SweepField::Zero, SweepField::StepTime, SweepField::Peak };
         if (column <= SweepRejectedModel::ReasonColumn || column >= SweepRejectedModel::ColumnCount)
             return std::nullopt;
         return kFields[static_cast<size_t>(column - 1)];

@@ -23,6 +23,7 @@ public:
         DpColumn,
         TpColumn,
         PpColumn,
+        ScheduleColumn,
         CpColumn,
         EpColumn,
         MicroBatchColumn,

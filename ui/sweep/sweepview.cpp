@@ -109,8 +109,8 @@ SweepView::SweepView(QWidget* parent)
     m_microBatchEdit->setMaximumWidth(140);
     controls->addWidget(m_microBatchEdit);
     controls->addSpacing(12);
-    m_runButton->setToolTip(tr("Estimate every (dp, tp, pp, cp, ep, micro-batch, recompute, ZeRO) plan for this many "
-                               "GPUs; large models take seconds"));
+    m_runButton->setToolTip(tr("Estimate every (dp, tp, pp, schedule, cp, ep, micro-batch, recompute, ZeRO) plan for "
+                               "this many GPUs (1F1B and the config's own schedule); large models take seconds"));
     m_runButton->setMinimumWidth(m_runButton->fontMetrics().horizontalAdvance(tr("Run sweep")) + 40);
     controls->addWidget(m_runButton);
     m_progressBar->setRange(0, 1000);
