@@ -260,10 +260,19 @@ int main(int argc, char** argv)
                 return;
             }
             // A tab that finishes its work after the result arrives (a layout, an estimate...): wait for it.
-            if (view && !view->isSettled())
-                QObject::connect(view, &stagecraft::ResultView::settled, &window, grabNow, Qt::SingleShotConnection);
+            auto whenSettled = [&window, view, grabNow] {
+                if (view && !view->isSettled())
+                    QObject::connect(
+                        view, &stagecraft::ResultView::settled, &window, grabNow, Qt::SingleShotConnection);
+                else
+                    grabNow();
+            };
+            // A document opened with its baseline synthesizes that again: the tab compares with it once it is in.
+            if (window.isSynthesizingBaseline())
+                QObject::connect(
+                    &window, &stagecraft::MainWindow::baselineShown, &window, whenSettled, Qt::SingleShotConnection);
             else
-                grabNow();
+                whenSettled();
         };
         QObject::connect(
             &window, &stagecraft::MainWindow::resultShown, &window,

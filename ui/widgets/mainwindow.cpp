@@ -152,6 +152,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     connect(m_baselineSession, &SynthesisSession::synthesisFailed, this, [this](const QList<Diagnostic>& diagnostics) {
         m_baselineProgress->setVisible(false);
         setStatus(tr("The saved baseline does not synthesize: %1").arg(firstError(diagnostics)), true);
+        Q_EMIT baselineShown(); // the views keep showing none
     });
 
     resize(1440, 900);

@@ -100,7 +100,7 @@ public:
 Q_SIGNALS:
     /// Every view has been given a new result.
     void resultShown();
-    /// The views have been given a new baseline (or none).
+    /// The views have been given a new baseline (or none), or a loaded baseline did not synthesize.
     void baselineShown();
 
 protected:
