@@ -4,6 +4,7 @@
 // the estimated-time axis (checked against the step-time estimate's own schedule).
 #include "charts/memorychartdata.h"
 #include "charts/memorychartview.h"
+#include "charts/memorytimes.h"
 #include "charts/memoryview.h"
 #include "config/configloader.h"
 #include "estimate/stepestimate.h"
@@ -146,6 +147,33 @@ private Q_SLOTS:
         if (count <= maxPoints)
             for (int i = 0; i < count; ++i)
                 QCOMPARE(kept[static_cast<size_t>(i)], int64_t(i));
+    }
+
+    void stepAtTime_data()
+    {
+        // Steps 0..3 start at 0, 2, 1 and 2 s (step 2 on another stream starts before step 1): in start order
+        // 0, 2, 1, 3 (the tie in step order).
+        QTest::addColumn<double>("timeS");
+        QTest::addColumn<qint64>("step");
+        QTest::newRow("before the first start") << -1.0 << qint64(0);
+        QTest::newRow("at the first start") << 0.0 << qint64(0);
+        QTest::newRow("between") << 0.5 << qint64(0);
+        QTest::newRow("a later step that starts earlier") << 1.5 << qint64(2);
+        QTest::newRow("a tie: the last in step order") << 2.0 << qint64(3);
+        QTest::newRow("after the last start") << 9.0 << qint64(3);
+    }
+
+    void stepAtTime()
+    {
+        QFETCH(double, timeS);
+        QFETCH(qint64, step);
+        MemoryClassTimes times;
+        times.startS = { 0, 2, 1, 2 };
+        times.endS = { 1, 3, 2, 4 };
+        times.byStart = { 0, 2, 1, 3 };
+        times.finishS = 4;
+        QCOMPARE(qint64(times.stepAt(timeS)), step);
+        QCOMPARE(MemoryClassTimes {}.stepAt(timeS), int64_t(-1));
     }
 
     void modelTester()
