@@ -2,6 +2,7 @@
 // stagecraft-gui: the Qt explorer. `stagecraft-gui [CONFIG]` opens a YAML file or a preset (default: "default").
 // Headless modes need no display: --check-config FILE, --help, --version. Anything else without a display (and no
 // platform chosen with QT_QPA_PLATFORM or -platform) exits 2 with what to do instead.
+#include "charts/memoryview.h"
 #include "config/configloader.h"
 #include "session/synthesissession.h"
 #include "sweep/sweepview.h"
@@ -169,8 +170,12 @@ int main(int argc, char** argv)
                        "(Edit > Pin as Baseline) before the edits, so the Overview compares the two plans."));
     // Hidden until the command-line reference in README.md lists it (tests/core/tst_docs compares the two).
     pinOption.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption memoryAxisOption(QStringLiteral("memory-axis"),
+        QStringLiteral("Start the Memory tab's x axis on <axis>: step or time (the estimated time)."),
+        QStringLiteral("axis"));
+    memoryAxisOption.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOptions({ setOption, checkOption, screenshotOption, tabOption, configTabOption, editOption, sizeOption,
-        exportOption, simulateOption, importHfOption, pinOption });
+        exportOption, simulateOption, importHfOption, pinOption, memoryAxisOption });
     parser.process(*app);
 
     if (parser.isSet(checkOption))
@@ -207,6 +212,16 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "stagecraft-gui: --config-tab expects form or yaml, found %s\n",
             qPrintable(parser.value(configTabOption)));
         return 2;
+    }
+    if (parser.isSet(memoryAxisOption)) {
+        const QString axis = parser.value(memoryAxisOption);
+        if (axis != QLatin1String("step") && axis != QLatin1String("time")) {
+            std::fprintf(stderr, "stagecraft-gui: --memory-axis expects step or time, found %s\n", qPrintable(axis));
+            return 2;
+        }
+        if (auto* memory = window.findChild<stagecraft::MemoryView*>())
+            memory->setXAxis(
+                axis == QLatin1String("time") ? stagecraft::MemoryView::TimeAxis : stagecraft::MemoryView::StepAxis);
     }
     const QString config = parser.positionalArguments().value(0, QStringLiteral("default"));
     QString error;
@@ -245,10 +260,19 @@ int main(int argc, char** argv)
                 return;
             }
             // A tab that finishes its work after the result arrives (a layout, an estimate...): wait for it.
-            if (view && !view->isSettled())
-                QObject::connect(view, &stagecraft::ResultView::settled, &window, grabNow, Qt::SingleShotConnection);
+            auto whenSettled = [&window, view, grabNow] {
+                if (view && !view->isSettled())
+                    QObject::connect(
+                        view, &stagecraft::ResultView::settled, &window, grabNow, Qt::SingleShotConnection);
+                else
+                    grabNow();
+            };
+            // A document opened with its baseline synthesizes that again: the tab compares with it once it is in.
+            if (window.isSynthesizingBaseline())
+                QObject::connect(
+                    &window, &stagecraft::MainWindow::baselineShown, &window, whenSettled, Qt::SingleShotConnection);
             else
-                grabNow();
+                whenSettled();
         };
         QObject::connect(
             &window, &stagecraft::MainWindow::resultShown, &window,

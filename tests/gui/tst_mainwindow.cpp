@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // MainWindow: an edit re-synthesizes after the debounce and the views follow; a failing edit keeps the last good
 // result on screen; files with errors open into the YAML tab; tabs are addressable by name; the window fits a laptop.
+#include "charts/memorychartview.h"
+#include "charts/memoryview.h"
 #include "config/configloader.h"
+#include "config/configwriter.h"
 #include "config/hfimport.h"
 #include "estimate/stepestimate.h"
 #include "models/comparisonmodel.h"
@@ -25,6 +28,7 @@
 #include <QElapsedTimer>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineSeries>
 #include <QPlainTextEdit>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -496,6 +500,139 @@ private Q_SLOTS:
         QVERIFY(!window.baselineResult());
         QCOMPARE(comparison->rowCount(), 0);
         QVERIFY(!window.overviewView()->comparisonTable()->isVisibleTo(window.overviewView()));
+    }
+
+    void pinAndClearAreUndoable()
+    {
+        MainWindow window(false);
+        window.setSynthesisDelayMs(0);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QVERIFY(window.newFromPreset(QStringLiteral("tiny")));
+        QVERIFY(shown.wait(kTimeoutMs));
+        QVERIFY(window.showTab(QStringLiteral("memory")));
+        QVERIFY(waitUntilSettled(window));
+        auto* memory = window.findChild<MemoryView*>();
+        QUndoStack* undo = window.document()->undoStack();
+        const auto first = window.shownResult();
+        QVERIFY(!window.document()->isModified());
+        auto* clearAction = window.findChild<QAction*>(QStringLiteral("clearBaselineAction"));
+        QVERIFY(!clearAction->isEnabled());
+
+        QVERIFY(window.pinBaseline());
+        QCOMPARE(undo->undoText(), QStringLiteral("Pin Baseline"));
+        QCOMPARE(window.baselineResult(), first);
+        QVERIFY(window.document()->isModified()); // the baseline is saved with the document
+        QVERIFY(clearAction->isEnabled());
+        QVERIFY(waitUntilSettled(window));
+        QVERIFY(memory->chartView()->baselineSeries()->isVisible());
+
+        spin(window, "parallelism.dp")->setValue(2);
+        QVERIFY(shown.wait(kTimeoutMs));
+        const auto second = window.shownResult();
+        QVERIFY(second != first);
+
+        // Undo the edit, then the pin: no baseline, nothing to save, and the views drop it.
+        undo->undo();
+        QCOMPARE(window.document()->config().parallelism.dp, 1);
+        QCOMPARE(window.baselineResult(), first);
+        QCOMPARE(undo->undoText(), QStringLiteral("Pin Baseline"));
+        undo->undo();
+        QVERIFY(!window.baselineResult());
+        QVERIFY(!window.document()->baseline().config);
+        QVERIFY(!window.document()->isModified());
+        QVERIFY(!clearAction->isEnabled());
+        QVERIFY(waitUntilSettled(window));
+        QVERIFY(!memory->chartView()->baselineSeries()->isVisible());
+        // Redo pins the same plan again, at once (no new synthesis).
+        undo->redo();
+        QCOMPARE(window.baselineResult(), first);
+        QVERIFY(!window.isSynthesizingBaseline());
+        QVERIFY(window.document()->isModified());
+
+        // Clear is an undo step too.
+        window.clearBaseline();
+        QCOMPARE(undo->undoText(), QStringLiteral("Clear Baseline"));
+        QVERIFY(!window.baselineResult());
+        undo->undo();
+        QCOMPARE(window.baselineResult(), first);
+        undo->redo();
+        QVERIFY(!window.baselineResult());
+        const int steps = undo->count();
+        window.clearBaseline(); // nothing pinned: no new step
+        QCOMPARE(undo->count(), steps);
+
+        // A new document has its own (no) baseline.
+        QVERIFY(window.pinBaseline());
+        QVERIFY(window.newFromPreset(QStringLiteral("tiny")));
+        QVERIFY(!window.baselineResult());
+        QCOMPARE(undo->count(), 0);
+    }
+
+    void baselineIsSavedAndLoaded()
+    {
+        // tiny on one GPU pinned, then dp 2, saved: plan.yaml holds dp 2 and plan.baseline.yaml the baseline, both
+        // plain configs. Opening plan.yaml synthesizes the baseline again and compares with it.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("plan.yaml"));
+        const QString sidecar = dir.filePath(QStringLiteral("plan.baseline.yaml"));
+        QCOMPARE(ConfigDocument::baselinePath(path), sidecar);
+        Config pinned;
+        qint64 pinnedPeak = 0;
+        {
+            MainWindow window(false);
+            window.setSynthesisDelayMs(0);
+            QSignalSpy shown(&window, &MainWindow::resultShown);
+            QVERIFY(window.newFromPreset(QStringLiteral("tiny")));
+            QVERIFY(shown.wait(kTimeoutMs));
+            QVERIFY(window.pinBaseline());
+            pinned = window.baselineResult()->config;
+            pinnedPeak = window.baselineResult()->summaries.front().peakBytes;
+            spin(window, "parallelism.dp")->setValue(2);
+            QVERIFY(shown.wait(kTimeoutMs));
+            QString error;
+            QVERIFY2(window.document()->saveAs(path, &error), qPrintable(error));
+            QVERIFY(!window.document()->isModified());
+        }
+        QVERIFY(QFileInfo(sidecar).isFile());
+        // The baseline's file is a config the loader (and so the command line) reads as it is, with every key of
+        // the pinned plan.
+        const ConfigResult onDisk = loadConfigFile(sidecar.toStdString());
+        QVERIFY(onDisk.config);
+        QCOMPARE(onDisk.config->parallelism.dp, 1);
+        QCOMPARE(toYaml(*onDisk.config), toYaml(pinned));
+        const ConfigResult main = loadConfigFile(path.toStdString());
+        QVERIFY(main.config);
+        QCOMPARE(main.config->parallelism.dp, 2);
+
+        MainWindow window(false);
+        window.setSynthesisDelayMs(0);
+        QSignalSpy baselineShown(&window, &MainWindow::baselineShown);
+        QVERIFY(window.openFile(path));
+        QVERIFY(window.document()->baseline().config);
+        QCOMPARE(toYaml(*window.document()->baseline().config), toYaml(pinned));
+        QVERIFY(!window.document()->isModified());
+        QVERIFY(window.isSynthesizingBaseline()); // in the background; the window stays responsive
+        QVERIFY(!window.baselineResult());
+        QTRY_VERIFY_WITH_TIMEOUT(window.baselineResult() != nullptr, kTimeoutMs);
+        QVERIFY(!window.isSynthesizingBaseline());
+        QCOMPARE(toYaml(window.baselineResult()->config), toYaml(pinned));
+        QCOMPARE(window.baselineResult()->summaries.front().peakBytes, pinnedPeak);
+        QVERIFY(!window.document()->isModified()); // the same document as saved
+        // The Overview estimates the re-synthesized baseline itself.
+        QVERIFY(waitUntilSettled(window));
+        QTRY_VERIFY_WITH_TIMEOUT(window.overviewView()->comparisonModel()->baseline().estimate != nullptr, kTimeoutMs);
+
+        // Clearing it is a change to save; saving removes the baseline's file, so it stays cleared.
+        window.clearBaseline();
+        QVERIFY(window.document()->isModified());
+        QString error;
+        QVERIFY2(window.document()->saveAs(path, &error), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(sidecar));
+        MainWindow again(false);
+        QVERIFY(again.openFile(path));
+        QVERIFY(!again.document()->baseline().config);
+        QVERIFY(!again.isSynthesizingBaseline());
     }
 
     void tabsByName()

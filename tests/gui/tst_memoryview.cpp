@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: MIT
 // The Memory view: MemoryModel (live buffers at a step), the down-sampling of the chart series, the CSV export and
-// the MemoryView widget, over real synthesis results of the tiny and llama3-70b presets.
+// the MemoryView widget, over real synthesis results of the tiny and llama3-70b presets; the baseline's overlay and
+// the estimated-time axis (checked against the step-time estimate's own schedule).
 #include "charts/memorychartdata.h"
 #include "charts/memorychartview.h"
+#include "charts/memorytimes.h"
 #include "charts/memoryview.h"
 #include "config/configloader.h"
+#include "estimate/stepestimate.h"
 #include "guihelpers.h"
+#include "models/formatting.h"
 #include "models/memorymodel.h"
 #include "synthesis/synthesis.h"
 
 #include <QAbstractItemModelTester>
 #include <QAreaSeries>
+#include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineSeries>
@@ -54,6 +59,38 @@ bool waitForChart(MemoryView& view)
         return true;
     QSignalSpy spy(&view, &MemoryView::chartDataAvailable);
     return spy.wait(20000);
+}
+
+/// Waits until the view's chart, and the estimate the time axis needs, are done.
+bool waitUntilSettled(MemoryView& view)
+{
+    return view.isSettled() || QSignalSpy(&view, &ResultView::settled).wait(60000);
+}
+
+double maxY(const QXYSeries& series)
+{
+    double top = 0;
+    for (const QPointF& p : series.points())
+        top = std::max(top, p.y());
+    return top;
+}
+
+/// The schedule of `result` as the Timeline tab gets it (estimateStep on the config's GPU, default options),
+/// computed here without the view's code.
+struct Estimated
+{
+    StepEstimate estimate;
+    EstimateSchedule schedule;
+};
+
+Estimated estimated(const SynthesisResult& result)
+{
+    Estimated e;
+    std::string error;
+    const auto gpu = gpuForConfig(result.config, error);
+    if (!gpu || !estimateStep(result, *gpu, EstimateOptions {}, e.estimate, error, &e.schedule))
+        qFatal("no estimate: %s", error.c_str());
+    return e;
 }
 
 } // namespace
@@ -110,6 +147,33 @@ private Q_SLOTS:
         if (count <= maxPoints)
             for (int i = 0; i < count; ++i)
                 QCOMPARE(kept[static_cast<size_t>(i)], int64_t(i));
+    }
+
+    void stepAtTime_data()
+    {
+        // Steps 0..3 start at 0, 2, 1 and 2 s (step 2 on another stream starts before step 1): in start order
+        // 0, 2, 1, 3 (the tie in step order).
+        QTest::addColumn<double>("timeS");
+        QTest::addColumn<qint64>("step");
+        QTest::newRow("before the first start") << -1.0 << qint64(0);
+        QTest::newRow("at the first start") << 0.0 << qint64(0);
+        QTest::newRow("between") << 0.5 << qint64(0);
+        QTest::newRow("a later step that starts earlier") << 1.5 << qint64(2);
+        QTest::newRow("a tie: the last in step order") << 2.0 << qint64(3);
+        QTest::newRow("after the last start") << 9.0 << qint64(3);
+    }
+
+    void stepAtTime()
+    {
+        QFETCH(double, timeS);
+        QFETCH(qint64, step);
+        MemoryClassTimes times;
+        times.startS = { 0, 2, 1, 2 };
+        times.endS = { 1, 3, 2, 4 };
+        times.byStart = { 0, 2, 1, 3 };
+        times.finishS = 4;
+        QCOMPARE(qint64(times.stepAt(timeS)), step);
+        QCOMPARE(MemoryClassTimes {}.stepAt(timeS), int64_t(-1));
     }
 
     void modelTester()
@@ -399,6 +463,179 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!view.exportCsv(QStringLiteral("unused.csv"), &error));
         QVERIFY(!error.isEmpty());
+    }
+
+    void baselineOverlay()
+    {
+        // Current: tiny on dp 2, tp 2, pp 2; baseline: tiny on one GPU (one stage). Stage 0 is drawn against the
+        // baseline's stage 0, stage 1 against its last (and only) stage.
+        const auto result = synth("tiny", dp2tp2pp2());
+        const auto baseline = synth("tiny", {});
+        MemoryView view;
+        view.resize(1400, 900);
+        view.setResult(result);
+        QVERIFY(waitUntilSettled(view));
+        MemoryChartView* chart = view.chartView();
+        QCOMPARE(view.baselineClass(), -1);
+        QVERIFY(!chart->baselineSeries()->isVisible());
+        QVERIFY(!chart->legendHtml().contains(QLatin1String("baseline")));
+
+        view.setBaseline(baseline);
+        QVERIFY(!view.isSettled());
+        QVERIFY(waitUntilSettled(view));
+        QCOMPARE(view.baselineClass(), 0);
+        const MemoryChartData& data = chart->chartData();
+        QCOMPARE(data.baselineClass, 0);
+        QVERIFY(chart->baselineSeries()->isVisible());
+        QVERIFY(chart->baselineSeries()->count() > 0);
+        QVERIFY(chart->baselineSeries()->count() <= kMaxMemoryCompareChartPoints);
+        // The overlay keeps the baseline's peak, as core computed it; its marker and label say so.
+        const MemoryTimeline& tl = baseline->memory[0];
+        QCOMPARE(qint64(maxY(*chart->baselineSeries()) * data.unitBytes), qint64(tl.peakBytes));
+        QCOMPARE(chart->baselinePeakSeries()->count(), 1);
+        QCOMPARE(qint64(chart->baselinePeakSeries()->at(0).y() * data.unitBytes), qint64(tl.peakBytes));
+        QCOMPARE(qint64(chart->baselinePeakSeries()->at(0).x()), qint64(tl.peakStep));
+        QVERIFY2(chart->baselinePeakText().contains(
+                     formatByteCount(double(tl.peakBytes)) + QStringLiteral(" at step %1").arg(tl.peakStep)),
+            qPrintable(chart->baselinePeakText()));
+        QVERIFY2(chart->legendHtml().contains(QLatin1String("baseline:")), qPrintable(chart->legendHtml()));
+        // This plan's peak is unchanged, and the two labels do not cover each other.
+        QCOMPARE(qint64(maxY(*chart->categorySeries(kMemoryChartCategories - 1)) * data.unitBytes),
+            qint64(result->summaries[0].peakBytes));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTest::qWait(50);
+        QVERIFY(!chart->peakLabelRect().isEmpty());
+        QVERIFY(!chart->baselinePeakLabelRect().isEmpty());
+        QVERIFY(!chart->peakLabelRect().intersects(chart->baselinePeakLabelRect()));
+
+        // Stage 1 has no counterpart in a one-stage baseline: its last stage stands in, and the name says so.
+        view.showClass(1);
+        QVERIFY(waitUntilSettled(view));
+        QCOMPARE(view.baselineClass(), 0);
+        QCOMPARE(chart->chartData().classIndex, 1);
+        QCOMPARE(chart->chartData().baselineClass, 0);
+        QVERIFY2(chart->baselineSeries()->name().contains(QLatin1String("its last")),
+            qPrintable(chart->baselineSeries()->name()));
+
+        view.setBaseline(nullptr);
+        QVERIFY(waitUntilSettled(view));
+        QCOMPARE(view.baselineClass(), -1);
+        QVERIFY(!chart->baselineSeries()->isVisible());
+        QVERIFY(chart->baselinePeakLabelRect().isEmpty());
+    }
+
+    void timeAxis_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QStringList>("overrides");
+        QTest::newRow("tiny dp2 tp2 pp2") << QStringLiteral("tiny") << dp2tp2pp2();
+        QTest::newRow("llama3-70b dp16 tp8 pp8") << QStringLiteral("llama3-70b") << llama70b();
+    }
+
+    void timeAxis()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QStringList, overrides);
+        const auto result = synth(qPrintable(preset), overrides);
+        const Estimated e = estimated(*result);
+        MemoryView view;
+        view.resize(1400, 900);
+        view.setResult(result);
+        QVERIFY(waitUntilSettled(view));
+        QVERIFY(!view.chartView()->chartData().timeAxis);
+        QVERIFY(!view.times()); // not estimated until asked for
+
+        view.setXAxis(MemoryView::TimeAxis);
+        QCOMPARE(view.xAxisCombo()->currentData().toInt(), int(MemoryView::TimeAxis));
+        QVERIFY(!view.isSettled()); // the estimate runs
+        QVERIFY(waitUntilSettled(view));
+        QVERIFY(view.times() && view.times()->ok);
+        QVERIFY(!view.axisNote()->isVisibleTo(&view));
+        MemoryChartView* chart = view.chartView();
+        for (int cls = 0; cls < int(result->classes.size()); cls += std::max(1, int(result->classes.size()) - 1)) {
+            view.showClass(cls);
+            QVERIFY(waitUntilSettled(view));
+            const MemoryChartData& data = chart->chartData();
+            QCOMPARE(data.classIndex, cls);
+            QVERIFY(data.timeAxis);
+            const auto c = static_cast<size_t>(cls);
+            const MemoryTimeline& tl = result->memory[c];
+            const ScheduledNode& atPeak = e.schedule.classes[c][static_cast<size_t>(tl.peakStep)];
+            QCOMPARE(atPeak.node, uint32_t(tl.peakStep));
+            // The peak sits at the estimated start of its node, in ms: the instant the Timeline shows it.
+            QCOMPARE(chart->peakSeries()->at(0).x(), atPeak.startS * 1000.0);
+            QCOMPARE(qint64(chart->peakSeries()->at(0).y() * data.unitBytes), qint64(tl.peakBytes));
+            QVERIFY2(chart->peakText().contains(formatDuration(atPeak.startS)), qPrintable(chart->peakText()));
+            // The top of the stack reaches the peak there, holds it as a level, and runs left to right.
+            const QList<QPointF> top = chart->categorySeries(kMemoryChartCategories - 1)->points();
+            QVERIFY(top.size() <= kMaxMemoryChartPoints);
+            bool levelAtPeak = false;
+            for (qsizetype i = 0; i + 1 < top.size(); ++i)
+                levelAtPeak = levelAtPeak
+                    || (top[i].y() == top[i + 1].y() && qint64(top[i].y() * data.unitBytes) == tl.peakBytes
+                        && top[i].x() <= atPeak.startS * 1000.0 && atPeak.startS * 1000.0 <= top[i + 1].x());
+            QVERIFY(levelAtPeak);
+            QVERIFY(std::is_sorted(
+                top.begin(), top.end(), [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); }));
+            // Nothing is drawn after the rank's estimated finish, and the axis ends there.
+            const double finishMs = e.estimate.classes[c].stepTimeS * 1000.0;
+            QVERIFY2(
+                top.back().x() <= finishMs, qPrintable(QStringLiteral("%1 > %2").arg(top.back().x()).arg(finishMs)));
+            QVERIFY(data.xMax >= finishMs);
+            // The cursor follows: at the peak's step it sits at the peak's time.
+            view.setCursorStep(tl.peakStep);
+            QCOMPARE(chart->xOfStep(tl.peakStep), atPeak.startS * 1000.0);
+            QVERIFY(view.cursorTitle()->text().contains(formatDuration(atPeak.startS)));
+            // The comparison line of another stage is on the same clock.
+            if (data.compareClass >= 0) {
+                const QList<QPointF> line = chart->compareSeries()->points();
+                QVERIFY(
+                    line.back().x() <= e.estimate.classes[static_cast<size_t>(data.compareClass)].stepTimeS * 1000.0);
+                QCOMPARE(qint64(maxY(*chart->compareSeries()) * data.unitBytes),
+                    qint64(result->memory[static_cast<size_t>(data.compareClass)].peakBytes));
+            }
+        }
+
+        // Back to steps: x is the node index again.
+        view.setXAxis(MemoryView::StepAxis);
+        QVERIFY(waitUntilSettled(view));
+        QVERIFY(!chart->chartData().timeAxis);
+        QCOMPARE(chart->peakSeries()->at(0).x(), double(chart->chartData().peakStep));
+    }
+
+    void timeAxisWithBaseline()
+    {
+        // The estimate of a new result (and of the baseline) arrives after its memory chart: the chart shows steps
+        // first, then the time axis, and the view is settled only then.
+        const auto baseline = synth("tiny", {});
+        const auto result = synth("tiny", dp2tp2pp2());
+        const Estimated eb = estimated(*baseline);
+        MemoryView view;
+        view.resize(1400, 900);
+        view.setXAxis(MemoryView::TimeAxis);
+        view.setBaseline(baseline);
+        view.setResult(result);
+        QVERIFY(!view.isSettled());
+        QVERIFY(waitUntilSettled(view));
+        MemoryChartView* chart = view.chartView();
+        const MemoryChartData& data = chart->chartData();
+        QVERIFY(data.timeAxis);
+        QCOMPARE(data.baselineClass, 0);
+        QVERIFY(data.baselineMissing.isEmpty());
+        const MemoryTimeline& tl = baseline->memory[0];
+        QCOMPARE(chart->baselinePeakSeries()->at(0).x(),
+            eb.schedule.classes[0][static_cast<size_t>(tl.peakStep)].startS * 1000.0);
+        QCOMPARE(qint64(maxY(*chart->baselineSeries()) * data.unitBytes), qint64(tl.peakBytes));
+        QVERIFY(chart->baselineSeries()->points().back().x() <= eb.estimate.classes[0].stepTimeS * 1000.0);
+
+        // A result whose estimate cannot run: steps, and the note says why.
+        view.setResult(test::withGpu(result, "no-such-gpu"));
+        QVERIFY(waitUntilSettled(view));
+        QVERIFY(!chart->chartData().timeAxis);
+        QVERIFY(view.axisNote()->isVisibleTo(&view));
+        QVERIFY2(view.axisNote()->text().contains(QLatin1String("no-such-gpu")), qPrintable(view.axisNote()->text()));
+        QVERIFY(chart->baselineSeries()->isVisible()); // on the step axis the baseline needs no estimate
     }
 
     void screenshot_data()

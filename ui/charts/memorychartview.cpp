@@ -2,6 +2,7 @@
 #include "charts/memorychartview.h"
 
 #include "charts/chartparts.h"
+#include "charts/memorytimes.h"
 #include "models/formatting.h"
 #include "models/memorymodel.h"
 
@@ -26,6 +27,7 @@ namespace {
 
     const QColor kHbmColor(0xd6, 0x27, 0x28);
     const QColor kCompareColor(0x22, 0x22, 0x22);
+    const QColor kBaselineColor(0x00, 0x83, 0x8f);
     const QColor kCursorColor(0x33, 0x33, 0x33);
 
     QString categoryLegend(const MemoryChartData& data, int c)
@@ -65,14 +67,22 @@ namespace {
         label->setPos(x + 5, y + 3);
     }
 
+    void moveBox(QGraphicsRectItem* box, QGraphicsSimpleTextItem* label, double dy)
+    {
+        box->setRect(box->rect().translated(0, dy));
+        label->setPos(label->pos() + QPointF(0, dy));
+    }
+
 } // namespace
 
 MemoryChartView::MemoryChartView(QWidget* parent)
     : QChartView(new QChart, parent)
     , m_compare(new QLineSeries(this))
+    , m_baseline(new QLineSeries(this))
     , m_hbm(new QLineSeries(this))
     , m_peak(new QScatterSeries(this))
     , m_comparePeak(new QScatterSeries(this))
+    , m_baselinePeak(new QScatterSeries(this))
     , m_axisX(new QValueAxis(this))
     , m_axisY(new QValueAxis(this))
 {
@@ -120,13 +130,23 @@ MemoryChartView::MemoryChartView(QWidget* parent)
     m_compare->attachAxis(m_axisX);
     m_compare->attachAxis(m_axisY);
 
+    // Dashed and in a colour no category has: the other plan, drawn over this one's areas. At most 500 points, so
+    // the stroker's cost for a dashed 2 px pen stays small.
+    QPen baselinePen(kBaselineColor, 2, Qt::CustomDashLine);
+    baselinePen.setDashPattern({ 3, 2 });
+    m_baseline->setPen(baselinePen);
+    c->addSeries(m_baseline);
+    m_baseline->attachAxis(m_axisX);
+    m_baseline->attachAxis(m_axisY);
+    m_baseline->setVisible(false);
+
     QPen hbmPen(kHbmColor, 2, Qt::DashLine);
     m_hbm->setPen(hbmPen);
     c->addSeries(m_hbm);
     m_hbm->attachAxis(m_axisX);
     m_hbm->attachAxis(m_axisY);
 
-    for (QScatterSeries* s : { m_peak, m_comparePeak }) {
+    for (QScatterSeries* s : { m_peak, m_comparePeak, m_baselinePeak }) {
         s->setMarkerShape(QScatterSeries::MarkerShapeCircle);
         s->setMarkerSize(11);
         s->setPen(QPen(Qt::white, 2));
@@ -137,8 +157,10 @@ MemoryChartView::MemoryChartView(QWidget* parent)
     }
     m_peak->setBrush(QColor(0xb0, 0x10, 0x10));
     m_comparePeak->setBrush(kCompareColor);
+    m_baselinePeak->setBrush(kBaselineColor);
     m_compare->setVisible(false);
     m_comparePeak->setVisible(false);
+    m_baselinePeak->setVisible(false);
 
     m_peakBox = new QGraphicsRectItem(c);
     m_peakBox->setBrush(QColor(255, 255, 255, 235));
@@ -150,6 +172,14 @@ MemoryChartView::MemoryChartView(QWidget* parent)
     bold.setBold(true);
     m_peakLabel->setFont(bold);
     m_peakLabel->setBrush(QColor(0x80, 0x08, 0x08));
+    m_baselineBox = new QGraphicsRectItem(c);
+    m_baselineBox->setBrush(QColor(255, 255, 255, 235));
+    m_baselineBox->setPen(QPen(kBaselineColor, 1, Qt::DashLine));
+    m_baselineBox->setZValue(18);
+    m_baselineLabel = new QGraphicsSimpleTextItem(c);
+    m_baselineLabel->setZValue(19);
+    m_baselineLabel->setFont(bold);
+    m_baselineLabel->setBrush(kBaselineColor.darker(130));
 
     m_cursorLine = new QGraphicsLineItem(c);
     m_cursorLine->setPen(QPen(kCursorColor, 1, Qt::DashLine));
@@ -161,8 +191,8 @@ MemoryChartView::MemoryChartView(QWidget* parent)
     m_cursorLabel = new QGraphicsSimpleTextItem(c);
     m_cursorLabel->setBrush(Qt::white);
     m_cursorLabel->setZValue(17);
-    for (QGraphicsItem* item :
-        std::initializer_list<QGraphicsItem*> { m_peakBox, m_peakLabel, m_cursorLine, m_cursorBox, m_cursorLabel })
+    for (QGraphicsItem* item : std::initializer_list<QGraphicsItem*> {
+             m_peakBox, m_peakLabel, m_baselineBox, m_baselineLabel, m_cursorLine, m_cursorBox, m_cursorLabel })
         item->setVisible(false);
 
     connect(c, &QChart::plotAreaChanged, this, [this] { updateOverlays(); });
@@ -173,7 +203,7 @@ MemoryChartView::MemoryChartView(QWidget* parent)
 MemoryChartView::~MemoryChartView() = default;
 
 void MemoryChartView::setChartData(const MemoryChartData& data, const QString& title, const QString& compareName,
-    qint64 hbmBytes, const QString& gpuName)
+    qint64 hbmBytes, const QString& gpuName, const QString& baselineName)
 {
     m_data = data;
     QChart* c = chart();
@@ -183,7 +213,7 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
         m_areas[static_cast<size_t>(i)]->setName(categoryLegend(data, i));
     }
     const double peak = static_cast<double>(data.peakBytes) / data.unitBytes;
-    m_peak->replace(QList<QPointF> { QPointF(static_cast<double>(data.peakStep), peak) });
+    m_peak->replace(QList<QPointF> { QPointF(data.peakX, peak) });
 
     const bool compare = data.compareClass >= 0;
     m_compare->replace(data.compareTotal);
@@ -192,15 +222,40 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
     if (compare) {
         m_compare->setName(QStringLiteral("total of %1 (peak %2)")
                                .arg(compareName, formatByteCount(static_cast<double>(data.comparePeakBytes))));
-        m_comparePeak->replace(QList<QPointF> { QPointF(
-            static_cast<double>(data.comparePeakStep), static_cast<double>(data.comparePeakBytes) / data.unitBytes) });
+        m_comparePeak->replace(
+            QList<QPointF> { QPointF(data.comparePeakX, static_cast<double>(data.comparePeakBytes) / data.unitBytes) });
     }
     hideLegendMarker(c, m_comparePeak);
     for (QLegendMarker* marker : c->legend()->markers(m_compare))
         marker->setVisible(compare);
 
-    const double lastStep = static_cast<double>(std::max<int64_t>({ data.steps, data.compareSteps, 2 }) - 1);
-    const double dataMax = static_cast<double>(std::max(data.peakBytes, data.comparePeakBytes)) / data.unitBytes;
+    const bool baseline = data.baselineClass >= 0;
+    m_baseline->replace(data.baselineTotal);
+    m_baseline->setVisible(baseline);
+    m_baselinePeak->setVisible(baseline);
+    m_baselinePeakText.clear();
+    if (baseline) {
+        m_baseline->setName(QStringLiteral("baseline: %1 (peak %2)")
+                                .arg(baselineName, formatByteCount(static_cast<double>(data.baselinePeakBytes))));
+        m_baselinePeak->replace(QList<QPointF> {
+            QPointF(data.baselinePeakX, static_cast<double>(data.baselinePeakBytes) / data.unitBytes) });
+        m_baselinePeakText = data.timeAxis ? QStringLiteral("baseline peak %1 at %2 (step %3)")
+                                                 .arg(formatByteCount(static_cast<double>(data.baselinePeakBytes)),
+                                                     formatDuration(data.baselinePeakX / 1000.0))
+                                                 .arg(data.baselinePeakStep)
+                                           : QStringLiteral("baseline peak %1 at step %2")
+                                                 .arg(formatByteCount(static_cast<double>(data.baselinePeakBytes)))
+                                                 .arg(data.baselinePeakStep);
+    }
+    m_baselineLabel->setText(m_baselinePeakText);
+    hideLegendMarker(c, m_baselinePeak);
+    for (QLegendMarker* marker : c->legend()->markers(m_baseline))
+        marker->setVisible(baseline);
+
+    const double lastStep = std::max(data.xMax, 1e-9);
+    const double dataMax =
+        static_cast<double>(std::max({ data.peakBytes, data.comparePeakBytes, data.baselinePeakBytes }))
+        / data.unitBytes;
     const double hbm = static_cast<double>(hbmBytes) / data.unitBytes;
     // The capacity line is drawn when it is on the same scale as the data; far above it (a tiny test model on an
     // 80 GiB GPU), it would flatten the areas to nothing, so the legend states it instead.
@@ -222,7 +277,11 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
     m_axisX->setRange(0, lastStep);
     m_axisX->setTickType(QValueAxis::TicksDynamic);
     m_axisX->setTickAnchor(0);
-    m_axisX->setTickInterval(niceTickInterval(lastStep, 8));
+    const double xInterval = niceTickInterval(lastStep, 8);
+    m_axisX->setTickInterval(xInterval);
+    m_axisX->setLabelFormat(data.timeAxis ? tickLabelFormat(xInterval) : QStringLiteral("%.0f"));
+    m_axisX->setTitleText(data.timeAxis ? QStringLiteral("estimated time (ms, the Timeline's clock)")
+                                        : QStringLiteral("step (program node, schedule order)"));
     const double top = std::max(dataMax, hbmOnScale ? hbm : 0.0) * 1.1;
     const double yInterval = niceTickInterval(top > 0 ? top : 1, 6);
     m_axisY->setRange(0, std::ceil((top > 0 ? top : 1) / yInterval) * yInterval);
@@ -234,7 +293,8 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
 
     auto entry = [](const QColor& color, const QString& symbol, const QString& name) {
         QString text = name.toHtmlEscaped();
-        text.replace(QLatin1Char(' '), QStringLiteral("&nbsp;")); // wrap between entries, not inside one
+        // Wrap between entries, not inside one (not at a space, nor at the hyphen of "h100-sxm").
+        text.replace(QLatin1Char(' '), QStringLiteral("&nbsp;")).replace(QLatin1Char('-'), QChar(0x2011));
         return QStringLiteral("<span style='color:%1'>%2</span>&nbsp;%3").arg(color.name(), symbol, text);
     };
     QStringList entries;
@@ -242,15 +302,28 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
         entries << entry(MemoryModel::categoryColor(i), QStringLiteral("&#9632;"), categoryLegend(data, i));
     if (compare)
         entries << entry(kCompareColor, QStringLiteral("&#9473;&#9473;"), m_compare->name());
+    if (baseline)
+        entries << entry(kBaselineColor, QStringLiteral("&#9477;&#9477;"), m_baseline->name());
+    else if (!data.baselineMissing.isEmpty())
+        entries << entry(kBaselineColor, QStringLiteral("&#9477;&#9477;"),
+            QStringLiteral("baseline not drawn: ") + data.baselineMissing);
     if (hbmBytes > 0)
         entries << entry(kHbmColor, QStringLiteral("&#9588;&#9588;&#9588;"), m_hbm->name());
     m_legendHtml = entries.join(QStringLiteral("&nbsp;&nbsp;&nbsp; "));
 
-    m_peakText = QStringLiteral("peak %1 at step %2")
-                     .arg(formatByteCount(static_cast<double>(data.peakBytes)))
-                     .arg(data.peakStep);
-    if (!data.peakNode.isEmpty())
-        m_peakText += QStringLiteral(" (") + data.peakNode + QLatin1Char(')');
+    if (data.timeAxis) {
+        m_peakText = QStringLiteral("peak %1 at %2 (step %3")
+                         .arg(formatByteCount(static_cast<double>(data.peakBytes)), formatDuration(data.peakX / 1000.0))
+                         .arg(data.peakStep);
+        m_peakText +=
+            data.peakNode.isEmpty() ? QStringLiteral(")") : QStringLiteral(", ") + data.peakNode + QLatin1Char(')');
+    } else {
+        m_peakText = QStringLiteral("peak %1 at step %2")
+                         .arg(formatByteCount(static_cast<double>(data.peakBytes)))
+                         .arg(data.peakStep);
+        if (!data.peakNode.isEmpty())
+            m_peakText += QStringLiteral(" (") + data.peakNode + QLatin1Char(')');
+    }
     QString label = m_peakText;
     if (hbmBytes > 0 && data.peakBytes > hbmBytes)
         label += QStringLiteral("\nexceeds the %1 HBM (%2) by %3")
@@ -260,6 +333,8 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
     m_peakLabel->setVisible(hasData);
     m_peakBox->setVisible(hasData);
     m_peak->setVisible(hasData);
+    m_baselineBox->setVisible(hasData && baseline);
+    m_baselineLabel->setVisible(hasData && baseline);
     hideLegendMarker(c, m_peak);
     updateOverlays();
 }
@@ -296,6 +371,38 @@ QLineSeries* MemoryChartView::compareSeries() const
     return m_compare;
 }
 
+QLineSeries* MemoryChartView::baselineSeries() const
+{
+    return m_baseline;
+}
+
+QScatterSeries* MemoryChartView::baselinePeakSeries() const
+{
+    return m_baselinePeak;
+}
+
+QString MemoryChartView::baselinePeakText() const
+{
+    return m_baselinePeakText;
+}
+
+double MemoryChartView::xOfStep(qint64 step) const
+{
+    if (m_data.timeAxis && m_data.times && step >= 0 && static_cast<size_t>(step) < m_data.times->startS.size())
+        return m_data.times->startS[static_cast<size_t>(step)] * 1000.0;
+    return static_cast<double>(step);
+}
+
+QRectF MemoryChartView::peakLabelRect() const
+{
+    return m_peakBox->isVisible() ? m_peakBox->mapRectToScene(m_peakBox->rect()) : QRectF();
+}
+
+QRectF MemoryChartView::baselinePeakLabelRect() const
+{
+    return m_baselineBox->isVisible() ? m_baselineBox->mapRectToScene(m_baselineBox->rect()) : QRectF();
+}
+
 QLineSeries* MemoryChartView::hbmSeries() const
 {
     return m_hbm;
@@ -321,18 +428,31 @@ void MemoryChartView::updateOverlays()
     QChart* c = chart();
     const QRectF plot = c->plotArea();
     if (m_data.steps > 0) {
-        const QPointF peak = c->mapToPosition(
-            QPointF(static_cast<double>(m_data.peakStep), static_cast<double>(m_data.peakBytes) / m_data.unitBytes),
-            m_peak);
+        const QPointF peak =
+            c->mapToPosition(QPointF(m_data.peakX, static_cast<double>(m_data.peakBytes) / m_data.unitBytes), m_peak);
         // Place the label on the side with more room.
         placeBox(m_peakBox, m_peakLabel, peak, plot, peak.x() < plot.center().x(), true);
+        if (m_data.baselineClass >= 0) {
+            const QPointF other = c->mapToPosition(
+                QPointF(m_data.baselinePeakX, static_cast<double>(m_data.baselinePeakBytes) / m_data.unitBytes),
+                m_peak);
+            placeBox(m_baselineBox, m_baselineLabel, other, plot, other.x() < plot.center().x(), other.y() <= peak.y());
+            // Two peaks close together: stack the baseline's label under (or over) this plan's instead of on it.
+            const QRectF mine = m_peakBox->rect();
+            const QRectF theirs = m_baselineBox->rect();
+            if (mine.intersects(theirs)) {
+                const double below = mine.bottom() + 4 - theirs.top();
+                const double above = mine.top() - 4 - theirs.bottom();
+                moveBox(m_baselineBox, m_baselineLabel, theirs.bottom() + below <= plot.bottom() ? below : above);
+            }
+        }
     }
     const bool cursor = m_cursorStep >= 0 && m_data.steps > 0;
     m_cursorLine->setVisible(cursor);
     m_cursorBox->setVisible(cursor && !m_cursorLabel->text().isEmpty());
     m_cursorLabel->setVisible(cursor && !m_cursorLabel->text().isEmpty());
     if (cursor) {
-        const double x = c->mapToPosition(QPointF(static_cast<double>(m_cursorStep), 0), m_peak).x();
+        const double x = c->mapToPosition(QPointF(xOfStep(m_cursorStep), 0), m_peak).x();
         m_cursorLine->setLine(QLineF(x, plot.top(), x, plot.bottom()));
         placeBox(m_cursorBox, m_cursorLabel, QPointF(x, plot.top() - 4), plot, true, false);
     }
@@ -346,6 +466,8 @@ qint64 MemoryChartView::stepAt(const QPointF& viewPos) const
     if (!chart()->plotArea().contains(chartPos))
         return -1;
     const double x = chart()->mapToValue(chartPos, m_peak).x();
+    if (m_data.timeAxis && m_data.times)
+        return m_data.times->stepAt(x / 1000.0);
     const qint64 steps = std::max(m_data.steps, m_data.compareSteps);
     return std::clamp<qint64>(std::llround(x), 0, steps - 1);
 }

@@ -18,8 +18,10 @@ namespace stagecraft {
 
 /// The stacked-area memory chart of one rank class: weights, gradients, optimizer, activations and other (bottom
 /// to top), the peak marked with its value and node, the HBM capacity as a dashed red line, optionally the total of
-/// a second class as a line, and a vertical cursor. Series are created once and refilled with one
-/// QXYSeries::replace() each (STYLE §3). Emits the step under the mouse; the owner decides where the cursor goes.
+/// a second class as a line and the total of the pinned baseline's class as a dashed line with its own labelled
+/// peak, and a vertical cursor. x is the program step or the estimated time in ms (MemoryChartData::timeAxis).
+/// Series are created once and refilled with one QXYSeries::replace() each (STYLE §3). Emits the step under the
+/// mouse; the owner decides where the cursor goes.
 class MemoryChartView : public QChartView
 {
     Q_OBJECT
@@ -28,9 +30,10 @@ public:
     ~MemoryChartView() override;
 
     /// Shows `data` (from buildMemoryChartData). `title` heads the chart, `compareName` names the comparison line
-    /// ("stage 7"), `hbmBytes` (0: none) is drawn as a line named after `gpuName`.
+    /// ("stage 7"), `hbmBytes` (0: none) is drawn as a line named after `gpuName`, `baselineName` names the
+    /// baseline's line ("llama3-70b stage 0, 64 GPUs").
     void setChartData(const MemoryChartData& data, const QString& title, const QString& compareName, qint64 hbmBytes,
-        const QString& gpuName);
+        const QString& gpuName, const QString& baselineName = {});
     const MemoryChartData& chartData() const;
     /// Moves the cursor line to `step` (-1 hides it); `text` is shown next to it.
     void setCursor(qint64 step, const QString& text);
@@ -40,10 +43,20 @@ public:
     QLineSeries* categorySeries(int category) const;
     QAreaSeries* areaSeries(int category) const;
     QLineSeries* compareSeries() const;
+    /// The baseline's total (dashed; hidden without a baseline).
+    QLineSeries* baselineSeries() const;
+    QScatterSeries* baselinePeakSeries() const;
     QLineSeries* hbmSeries() const;
     QScatterSeries* peakSeries() const;
-    /// "peak 27.8 GiB at step 1234 (mb3/L5.mlp.down.bwd)"
+    /// "peak 27.8 GiB at step 1234 (mb3/L5.mlp.down.bwd)"; on the time axis "... at 12.3 ms (step 1234, ...)".
     QString peakText() const;
+    /// "baseline peak 30.1 GiB at step 1200"; empty without a baseline.
+    QString baselinePeakText() const;
+    /// The x of `step` of the shown class: the step, or its node's estimated start in ms.
+    double xOfStep(qint64 step) const;
+    /// The scene rectangles of the peak labels (for tests: they must not overlap).
+    QRectF peakLabelRect() const;
+    QRectF baselinePeakLabelRect() const;
     /// The legend as rich text (colour swatch and name of every visible series); the chart's own legend is hidden
     /// because it cannot wrap. MemoryView shows this under the chart.
     QString legendHtml() const;
@@ -67,17 +80,22 @@ private:
     std::array<QLineSeries*, kMemoryChartCategories> m_upper {};
     std::array<QAreaSeries*, kMemoryChartCategories> m_areas {};
     QLineSeries* m_compare;
+    QLineSeries* m_baseline;
     QLineSeries* m_hbm;
     QScatterSeries* m_peak;
     QScatterSeries* m_comparePeak;
+    QScatterSeries* m_baselinePeak;
     QValueAxis* m_axisX;
     QValueAxis* m_axisY;
     QGraphicsRectItem* m_peakBox;
     QGraphicsSimpleTextItem* m_peakLabel;
+    QGraphicsRectItem* m_baselineBox;
+    QGraphicsSimpleTextItem* m_baselineLabel;
     QGraphicsLineItem* m_cursorLine;
     QGraphicsRectItem* m_cursorBox;
     QGraphicsSimpleTextItem* m_cursorLabel;
     QString m_peakText;
+    QString m_baselinePeakText;
     QString m_legendHtml;
     qint64 m_cursorStep = -1;
     qint64 m_lastHovered = -2;

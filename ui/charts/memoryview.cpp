@@ -7,6 +7,7 @@
 #include "models/formatting.h"
 #include "models/memorymodel.h"
 #include "synthesis/synthesis.h"
+#include "widgets/flowlayout.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -25,6 +26,20 @@
 
 namespace stagecraft {
 
+namespace {
+
+    /// A row of controls that stays together when the controls wrap.
+    QHBoxLayout* controlGroup(FlowLayout* flow, QWidget* parent)
+    {
+        auto* group = new QWidget(parent);
+        auto* row = new QHBoxLayout(group);
+        row->setContentsMargins(0, 0, 0, 0);
+        flow->addWidget(group);
+        return row;
+    }
+
+} // namespace
+
 MemoryView::MemoryView(QWidget* parent)
     : ResultView(parent)
     , m_model(new MemoryModel(this))
@@ -36,33 +51,51 @@ MemoryView::MemoryView(QWidget* parent)
     , m_rankClassLabel(new QLabel(this))
     , m_compareCheck(new QCheckBox(tr("Compare with"), this))
     , m_compareCombo(new QComboBox(this))
+    , m_xAxisCombo(new QComboBox(this))
+    , m_axisNote(new QLabel(this))
     , m_exportButton(new QPushButton(tr("Export CSV\u2026"), this))
     , m_cursorTitle(new QLabel(this))
     , m_legend(new QLabel(this))
     , m_staleBanner(new QLabel(this))
 {
-    connect(&m_run, &LatestRun::settled, this, &ResultView::settled);
+    connect(&m_run, &LatestRun::settled, this, &MemoryView::emitIfSettled);
+    connect(&m_timesRun, &LatestRun::settled, this, &MemoryView::emitIfSettled);
 
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Class:"), this));
+    // Three groups of controls on one line, or wrapped onto two in a narrow window.
+    auto* controls = new FlowLayout;
+    controls->setSpacing(16);
+    QHBoxLayout* selection = controlGroup(controls, this);
+    selection->addWidget(new QLabel(tr("Class:"), this));
     m_classCombo->setToolTip(tr("A rank class: all ranks of one pipeline stage run the same program"));
     m_classCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    controls->addWidget(m_classCombo);
-    controls->addSpacing(12);
-    controls->addWidget(new QLabel(tr("Rank:"), this));
+    selection->addWidget(m_classCombo);
+    selection->addSpacing(12);
+    selection->addWidget(new QLabel(tr("Rank:"), this));
     m_rankSpin->setToolTip(tr("Pick any rank; the chart shows its class"));
     m_rankSpin->setMinimumWidth(90);
-    controls->addWidget(m_rankSpin);
-    controls->addWidget(m_rankClassLabel);
-    controls->addSpacing(18);
+    selection->addWidget(m_rankSpin);
+    selection->addWidget(m_rankClassLabel);
+    QHBoxLayout* compare = controlGroup(controls, this);
     m_compareCheck->setToolTip(tr("Overlay the total memory of a second class as a line"));
-    controls->addWidget(m_compareCheck);
+    compare->addWidget(m_compareCheck);
     m_compareCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    controls->addWidget(m_compareCombo);
-    controls->addStretch(1);
+    compare->addWidget(m_compareCombo);
+    QHBoxLayout* axis = controlGroup(controls, this);
+    axis->addWidget(new QLabel(tr("X axis:"), this));
+    m_xAxisCombo->addItem(tr("Program step"), int(StepAxis));
+    m_xAxisCombo->addItem(tr("Estimated time (ms)"), int(TimeAxis));
+    m_xAxisCombo->setToolTip(tr("Program step: node order of the schedule. Estimated time: each step at the start "
+                                "of its node in the step-time estimate, as on the Timeline tab"));
+    m_xAxisCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    axis->addWidget(m_xAxisCombo);
+    controls->addStretch();
     m_exportButton->setToolTip(
         tr("Save the shown class's timeline at full resolution: step, bytes per category, total"));
     controls->addWidget(m_exportButton);
+
+    m_axisNote->setWordWrap(true);
+    m_axisNote->setStyleSheet(QStringLiteral("QLabel { color: #555; }"));
+    m_axisNote->hide();
 
     m_staleBanner->setText(tr("The config has changed and does not synthesize: this is the last good result."));
     m_staleBanner->setStyleSheet(
@@ -113,6 +146,7 @@ MemoryView::MemoryView(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addWidget(m_staleBanner);
+    layout->addWidget(m_axisNote);
     layout->addWidget(splitter, 1);
 
     connect(m_classCombo, &QComboBox::activated, this, [this](int index) { showClass(index); });
@@ -128,6 +162,8 @@ MemoryView::MemoryView(QWidget* parent)
         m_compareCheck->setChecked(true);
         setCompareClass(index);
     });
+    connect(m_xAxisCombo, &QComboBox::activated, this,
+        [this](int index) { setXAxis(static_cast<XAxis>(m_xAxisCombo->itemData(index).toInt())); });
     connect(m_exportButton, &QPushButton::clicked, this, &MemoryView::exportCsvInteractively);
     connect(m_chart, &MemoryChartView::stepHovered, this, [this](qint64 step) {
         m_hoverStep = step;
@@ -146,6 +182,24 @@ QString MemoryView::className(int classIndex) const
         return {};
     const ClassSummary& s = m_result->summaries[static_cast<size_t>(classIndex)];
     return tr("stage %1").arg(s.stage);
+}
+
+QString MemoryView::baselineName(int baselineClass) const
+{
+    if (!m_baseline || baselineClass < 0 || static_cast<size_t>(baselineClass) >= m_baseline->summaries.size())
+        return {};
+    const ParallelismConfig& p = m_baseline->config.parallelism;
+    QString name = tr("%1, stage %2")
+                       .arg(QString::fromStdString(m_baseline->config.name))
+                       .arg(m_baseline->summaries[static_cast<size_t>(baselineClass)].stage);
+    if (baselineClass != currentClass())
+        name += tr(" (its last)");
+    return name
+        + tr(", %1 (dp %2 \u00b7 tp %3 \u00b7 pp %4)")
+              .arg(countNoun(m_baseline->worldSize(), tr("GPU"), tr("GPUs")))
+              .arg(p.dp)
+              .arg(p.tp)
+              .arg(p.pp);
 }
 
 void MemoryView::setResult(std::shared_ptr<const SynthesisResult> result)
@@ -179,12 +233,111 @@ void MemoryView::setResult(std::shared_ptr<const SynthesisResult> result)
         return;
     m_pinnedStep = -1;
     m_hoverStep = -1;
+    if (m_timesFor != m_result) {
+        m_times.reset(); // and the old result they were of
+        m_timesFor.reset();
+    }
+    if (m_xAxis == TimeAxis)
+        requestTimes();
     showClass(0);
 }
 
 void MemoryView::setStale(bool stale)
 {
     m_staleBanner->setVisible(stale);
+}
+
+void MemoryView::setBaseline(std::shared_ptr<const SynthesisResult> baseline)
+{
+    if (baseline == m_baseline)
+        return;
+    m_baseline = std::move(baseline);
+    if (m_baselineTimesFor != m_baseline) {
+        m_baselineTimes.reset();
+        m_baselineTimesFor.reset();
+    }
+    if (m_xAxis == TimeAxis)
+        requestTimes();
+    requestChart();
+}
+
+void MemoryView::setXAxis(XAxis axis)
+{
+    m_xAxisCombo->setCurrentIndex(m_xAxisCombo->findData(int(axis)));
+    if (axis == m_xAxis)
+        return;
+    m_xAxis = axis;
+    if (m_xAxis == TimeAxis)
+        requestTimes();
+    requestChart();
+}
+
+MemoryView::XAxis MemoryView::xAxis() const
+{
+    return m_xAxis;
+}
+
+int MemoryView::baselineClass() const
+{
+    if (!m_baseline || m_baseline->classes.empty() || currentClass() < 0)
+        return -1;
+    return std::min(currentClass(), static_cast<int>(m_baseline->classes.size()) - 1);
+}
+
+std::shared_ptr<const MemoryTimes> MemoryView::times() const
+{
+    return m_timesFor == m_result ? m_times : nullptr;
+}
+
+void MemoryView::requestTimes()
+{
+    const bool needResult = m_result && m_timesFor != m_result;
+    const bool needBaseline = m_baseline && m_baselineTimesFor != m_baseline;
+    if (!needResult && !needBaseline)
+        return;
+    // Either may be the one already known (a new result keeps the baseline's times, and the other way round).
+    const auto result = needResult ? m_result : nullptr;
+    const auto baseline = needBaseline ? m_baseline : nullptr;
+    using Pair = std::pair<std::shared_ptr<const MemoryTimes>, std::shared_ptr<const MemoryTimes>>;
+    m_timesRun.start(
+        [result, baseline]() -> Pair {
+            auto of = [](const std::shared_ptr<const SynthesisResult>& r) -> std::shared_ptr<const MemoryTimes> {
+                return r ? std::make_shared<const MemoryTimes>(computeMemoryTimes(*r)) : nullptr;
+            };
+            return { of(result), of(baseline) };
+        },
+        [this, result, baseline](const Pair& times) {
+            if (result && result == m_result) {
+                m_times = times.first;
+                m_timesFor = result;
+            }
+            if (baseline && baseline == m_baseline) {
+                m_baselineTimes = times.second;
+                m_baselineTimesFor = baseline;
+            }
+            requestChart();
+        });
+    updateAxisNote();
+}
+
+void MemoryView::updateAxisNote()
+{
+    QString note;
+    if (m_xAxis == TimeAxis && m_result) {
+        if (m_timesRun.isRunning())
+            note = tr("Placing the steps on the estimated time\u2026 (the chart shows program steps until then)");
+        else if (const auto t = times(); t && !t->ok)
+            note = tr("No estimated times (%1): the x axis shows program steps.").arg(t->error);
+    }
+    m_axisNote->setText(note);
+    m_axisNote->setVisible(!note.isEmpty());
+}
+
+void MemoryView::emitIfSettled()
+{
+    updateAxisNote();
+    if (isSettled())
+        Q_EMIT settled();
 }
 
 void MemoryView::showClass(int classIndex)
@@ -249,21 +402,31 @@ qint64 MemoryView::cursorStep() const
 
 bool MemoryView::isUpdating() const
 {
-    return m_run.isRunning();
+    return m_run.isRunning() || m_timesRun.isRunning();
 }
 
 bool MemoryView::isSettled() const
 {
-    return !m_run.isRunning();
+    return !m_run.isRunning() && !m_timesRun.isRunning();
 }
 
 void MemoryView::requestChart()
 {
     if (!m_result)
         return;
-    // The worker gets copies only: the shared (immutable) result and two indices.
-    m_run.start([result = m_result, cls = currentClass(),
-                    cmp = compareClass()] { return buildMemoryChartData(*result, cls, cmp); },
+    // The worker gets copies only: the shared (immutable) results and times, and indices.
+    MemoryChartRequest request;
+    request.classIndex = currentClass();
+    request.compareClass = compareClass();
+    if (m_xAxis == TimeAxis)
+        request.times = times();
+    if (m_baseline) {
+        request.baseline = m_baseline;
+        request.baselineClass = baselineClass();
+        if (m_baselineTimesFor == m_baseline)
+            request.baselineTimes = m_baselineTimes;
+    }
+    m_run.start([result = m_result, request] { return buildMemoryChartData(*result, request); },
         [this](const MemoryChartData& data) { applyChart(data); });
 }
 
@@ -279,7 +442,7 @@ void MemoryView::applyChart(const MemoryChartData& data)
                               .arg(s.stage)
                               .arg(countNoun(s.ranks, tr("rank"), tr("ranks")))
                               .arg(s.exampleRank.value);
-    m_chart->setChartData(data, title, className(data.compareClass), hbmBytes, gpu);
+    m_chart->setChartData(data, title, className(data.compareClass), hbmBytes, gpu, baselineName(data.baselineClass));
     m_legend->setText(m_chart->legendHtml());
     updateCursor();
     Q_EMIT chartDataAvailable();
@@ -312,11 +475,15 @@ void MemoryView::updateCursor()
     const auto total = static_cast<double>(timeline.total(static_cast<size_t>(step)));
     const ProgramNode& node = m_result->classes[static_cast<size_t>(cls)].nodes[static_cast<size_t>(step)];
     const bool atPeak = step == timeline.peakStep;
-    m_chart->setCursor(
-        step, tr("step %1 \u00b7 %2%3").arg(step).arg(formatByteCount(total), atPeak ? tr(" \u00b7 peak") : QString()));
-    m_cursorTitle->setText(tr("<b>Live at step %1%2</b>: %3 in %4<br><span style='color:#555'>running: %5</span>")
+    const MemoryChartData& shown = m_chart->chartData();
+    const QString at = shown.timeAxis && shown.classIndex == cls
+        ? tr(" \u00b7 %1").arg(formatDuration(m_chart->xOfStep(step) / 1000.0))
+        : QString();
+    m_chart->setCursor(step,
+        tr("step %1%2 \u00b7 %3%4").arg(step).arg(at, formatByteCount(total), atPeak ? tr(" \u00b7 peak") : QString()));
+    m_cursorTitle->setText(tr("<b>Live at step %1%2%3</b>: %4 in %5<br><span style='color:#555'>running: %6</span>")
                                .arg(step)
-                               .arg(atPeak ? tr(" (the peak)") : QString(), formatByteCount(total),
+                               .arg(at, atPeak ? tr(" (the peak)") : QString(), formatByteCount(total),
                                    countNoun(m_model->rowCount(), tr("buffer"), tr("buffers")),
                                    QString::fromStdString(node.name).toHtmlEscaped()));
 }
@@ -365,6 +532,16 @@ QTableView* MemoryView::table() const
 QLabel* MemoryView::cursorTitle() const
 {
     return m_cursorTitle;
+}
+
+QComboBox* MemoryView::xAxisCombo() const
+{
+    return m_xAxisCombo;
+}
+
+QLabel* MemoryView::axisNote() const
+{
+    return m_axisNote;
 }
 
 } // namespace stagecraft

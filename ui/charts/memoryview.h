@@ -2,6 +2,7 @@
 #pragma once
 
 #include "charts/memorychartdata.h"
+#include "charts/memorytimes.h"
 #include "session/latestrun.h"
 #include "widgets/resultview.h"
 
@@ -19,9 +20,15 @@ class MemoryChartView;
 class MemoryModel;
 
 /// The Memory tab: the memory timeline of one rank's class as stacked areas (MemoryChartView), the HBM capacity,
-/// an optional comparison with a second class (default: the last stage), a cursor whose step lists the live
+/// an optional comparison with a second class (default: the last stage), the pinned baseline's total of the same
+/// stage (setBaseline(); its last stage when it has fewer) as a dashed line, a cursor whose step lists the live
 /// buffers in a side table (MemoryModel), and CSV export. Down-sampling runs in a worker (LatestRun): results of
 /// superseded requests are dropped.
+///
+/// The x axis is the program step or, on request (setXAxis(TimeAxis)), the estimated time in ms: each step sits at
+/// the start of its node in the step-time estimate the Timeline tab shows, so a peak lines up with the Timeline's
+/// same instant. That estimate runs in a second worker when the time axis is first asked for with a result (and
+/// for the baseline); until it arrives the chart shows steps and says so, and the view is not settled.
 ///
 /// Embed: `auto* v = new MemoryView; window->addResultView(v, tr("Memory"), "memory");` then setResult().
 class MemoryView : public ResultView
@@ -31,8 +38,24 @@ public:
     explicit MemoryView(QWidget* parent = nullptr);
     ~MemoryView() override;
 
+    /// The x axis of the chart.
+    enum XAxis
+    {
+        StepAxis, ///< program step (node index, schedule order)
+        TimeAxis ///< estimated start of each step's node, ms
+    };
+    Q_ENUM(XAxis)
+
     void setResult(std::shared_ptr<const SynthesisResult> result) override;
     void setStale(bool stale) override;
+    void setBaseline(std::shared_ptr<const SynthesisResult> baseline) override;
+
+    void setXAxis(XAxis axis);
+    XAxis xAxis() const;
+    /// The baseline's class drawn with the current class (-1: no baseline).
+    int baselineClass() const;
+    /// The estimate's times of the shown result (null until the time axis was asked for and they arrived).
+    std::shared_ptr<const MemoryTimes> times() const;
 
     /// Shows rank class `classIndex` (a pipeline stage); the rank picker moves to its example rank.
     void showClass(int classIndex);
@@ -49,15 +72,18 @@ public:
     int currentClass() const;
     int compareClass() const;
     qint64 cursorStep() const;
-    /// True while a down-sampling request is running or queued.
+    /// True while a down-sampling request (or the estimate the time axis needs) is running or queued.
     bool isUpdating() const;
-    /// False while the chart of the latest request is still being built.
+    /// False while the chart of the latest request is still being built, or the time axis waits for its estimate.
     bool isSettled() const override;
 
     MemoryModel* model() const;
     MemoryChartView* chartView() const;
     QTableView* table() const;
     QLabel* cursorTitle() const;
+    QComboBox* xAxisCombo() const;
+    /// Says what the time axis waits for, or why it cannot be drawn (hidden otherwise).
+    QLabel* axisNote() const;
 
 Q_SIGNALS:
     /// The chart shows the data of the latest request.
@@ -65,12 +91,22 @@ Q_SIGNALS:
 
 private:
     void requestChart();
+    void requestTimes();
     void applyChart(const MemoryChartData& data);
+    void updateAxisNote();
+    void emitIfSettled();
+    QString baselineName(int baselineClass) const;
     void updateCursor();
     void exportCsvInteractively();
     QString className(int classIndex) const;
 
     std::shared_ptr<const SynthesisResult> m_result;
+    std::shared_ptr<const SynthesisResult> m_baseline;
+    /// The estimate's times of m_timesFor (a result or the baseline); null until computed.
+    std::shared_ptr<const MemoryTimes> m_times;
+    std::shared_ptr<const SynthesisResult> m_timesFor;
+    std::shared_ptr<const MemoryTimes> m_baselineTimes;
+    std::shared_ptr<const SynthesisResult> m_baselineTimesFor;
     MemoryModel* m_model;
     QSortFilterProxyModel* m_proxy;
     MemoryChartView* m_chart;
@@ -80,11 +116,15 @@ private:
     QLabel* m_rankClassLabel;
     QCheckBox* m_compareCheck;
     QComboBox* m_compareCombo;
+    QComboBox* m_xAxisCombo;
+    QLabel* m_axisNote;
     QPushButton* m_exportButton;
     QLabel* m_cursorTitle;
     QLabel* m_legend;
     QLabel* m_staleBanner;
     LatestRun m_run;
+    LatestRun m_timesRun; ///< the step-time estimate of the time axis
+    XAxis m_xAxis = StepAxis;
     qint64 m_pinnedStep = -1;
     qint64 m_hoverStep = -1;
     bool m_syncing = false;

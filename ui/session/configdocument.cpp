@@ -3,9 +3,13 @@
 
 #include "config/configloader.h"
 #include "config/configwriter.h"
+#include "session/baselinecommand.h"
 #include "session/configeditcommand.h"
 #include "session/outputsaver.h"
+#include "synthesis/synthesis.h"
 
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QUndoStack>
 
@@ -63,10 +67,16 @@ bool ConfigDocument::isModified() const
     return !m_undoStack->isClean();
 }
 
-void ConfigDocument::reset(const Config& config, const QString& filePath, const QString& presetName)
+void ConfigDocument::reset(
+    const Config& config, const QString& filePath, const QString& presetName, const std::optional<Config>& baseline)
 {
     m_undoStack->clear(); // clean again: cleanChanged() reports modifiedChanged(false)
     m_config = config;
+    m_adoptedBaseline.reset();
+    if (m_baseline.config || baseline) {
+        m_baseline = Baseline { baseline, nullptr };
+        Q_EMIT baselineChanged();
+    }
     const bool pathChanged = m_filePath != filePath || m_presetName != presetName;
     m_filePath = filePath;
     m_presetName = presetName;
@@ -94,6 +104,22 @@ void ConfigDocument::edit(const Config& config, const QString& description, int 
 
 bool ConfigDocument::saveAs(const QString& filePath, QString* errorMessage)
 {
+    // The baseline first: when it cannot be written, the config file is left as it was too.
+    const QString sidecar = baselinePath(filePath);
+    if (m_baseline.config) {
+        const std::string yaml = toYaml(*m_baseline.config);
+        QString error;
+        if (!saveOutputFile(sidecar, QByteArray(yaml.data(), static_cast<qsizetype>(yaml.size())), &error)) {
+            if (errorMessage)
+                *errorMessage = tr("the baseline file %1: %2").arg(QDir::toNativeSeparators(sidecar), error);
+            return false;
+        }
+    } else if (const QFileInfo info(sidecar); info.isFile() && !info.isSymLink() && !QFile::remove(sidecar)) {
+        // A baseline cleared since the last save: its file would pin it again on the next load.
+        if (errorMessage)
+            *errorMessage = tr("cannot remove the cleared baseline's file %1").arg(QDir::toNativeSeparators(sidecar));
+        return false;
+    }
     const std::string yaml = toYaml(m_config);
     if (!saveOutputFile(filePath, QByteArray(yaml.data(), static_cast<qsizetype>(yaml.size())), errorMessage))
         return false;
@@ -104,6 +130,45 @@ bool ConfigDocument::saveAs(const QString& filePath, QString* errorMessage)
     if (pathChanged)
         Q_EMIT filePathChanged();
     return true;
+}
+
+const ConfigDocument::Baseline& ConfigDocument::baseline() const
+{
+    return m_baseline;
+}
+
+void ConfigDocument::setBaseline(std::shared_ptr<const SynthesisResult> result, const QString& description)
+{
+    if (result == m_baseline.result && (result || !m_baseline.config))
+        return;
+    Baseline after;
+    if (result)
+        after = Baseline { result->config, result };
+    m_undoStack->push(new BaselineCommand(this, m_baseline, std::move(after), description));
+}
+
+bool ConfigDocument::adoptBaselineResult(std::shared_ptr<const SynthesisResult> result)
+{
+    if (!result || m_baseline.result || !m_baseline.config || !(result->config == *m_baseline.config))
+        return false;
+    m_adoptedBaseline = result;
+    m_baseline.result = std::move(result);
+    Q_EMIT baselineChanged();
+    return true;
+}
+
+QString ConfigDocument::baselinePath(const QString& filePath)
+{
+    const QFileInfo info(filePath);
+    return info.dir().filePath(info.completeBaseName() + QStringLiteral(".baseline.yaml"));
+}
+
+void ConfigDocument::applyBaseline(Baseline baseline)
+{
+    if (baseline.config && !baseline.result && m_adoptedBaseline && m_adoptedBaseline->config == *baseline.config)
+        baseline.result = m_adoptedBaseline;
+    m_baseline = std::move(baseline);
+    Q_EMIT baselineChanged();
 }
 
 void ConfigDocument::apply(const Config& config)

@@ -72,6 +72,14 @@ namespace {
         return {};
     }
 
+    QString savedText(const QString& path, bool withBaseline)
+    {
+        if (!withBaseline)
+            return MainWindow::tr("Saved %1").arg(QDir::toNativeSeparators(path));
+        return MainWindow::tr("Saved %1, and its baseline in %2")
+            .arg(QDir::toNativeSeparators(path), QFileInfo(ConfigDocument::baselinePath(path)).fileName());
+    }
+
 } // namespace
 
 MainWindow::MainWindow(bool persistSettings, QWidget* parent)
@@ -79,6 +87,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     , m_persistSettings(persistSettings)
     , m_document(new ConfigDocument(this))
     , m_session(new SynthesisSession(this))
+    , m_baselineSession(new SynthesisSession(this))
     , m_recentFiles(new RecentFiles(persistSettings, this))
     , m_editor(new ConfigEditor(m_document, this))
     , m_configDock(new QDockWidget(tr("Configuration"), this))
@@ -130,6 +139,21 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     connect(m_session, &SynthesisSession::synthesisFinished, this, &MainWindow::onResult);
     connect(m_session, &SynthesisSession::synthesisFailed, this, &MainWindow::onFailure);
     connect(m_session, &SynthesisSession::cancelled, this, &MainWindow::onCancelled);
+
+    connect(m_document, &ConfigDocument::baselineChanged, this, &MainWindow::onBaselineChanged);
+    connect(m_baselineSession, &SynthesisSession::progressChanged, this,
+        [this](int permille) { m_baselineProgress->setValue(permille); });
+    connect(m_baselineSession, &SynthesisSession::synthesisFinished, this,
+        [this](std::shared_ptr<const SynthesisResult> result) {
+            m_baselineProgress->setVisible(false);
+            if (m_document->adoptBaselineResult(std::move(result)))
+                setStatus(tr("The saved baseline is synthesized again; the Overview and Memory tab compare with it"));
+        });
+    connect(m_baselineSession, &SynthesisSession::synthesisFailed, this, [this](const QList<Diagnostic>& diagnostics) {
+        m_baselineProgress->setVisible(false);
+        setStatus(tr("The saved baseline does not synthesize: %1").arg(firstError(diagnostics)), true);
+        Q_EMIT baselineShown(); // the views keep showing none
+    });
 
     resize(1440, 900);
     updateTitle();
@@ -235,7 +259,15 @@ void MainWindow::createStatusBar()
     m_cancelButton->setAutoRaise(true);
     m_cancelButton->setEnabled(false);
     connect(m_cancelButton, &QToolButton::clicked, m_session, &SynthesisSession::cancel);
+    m_baselineProgress = new QProgressBar(this);
+    m_baselineProgress->setObjectName(QStringLiteral("baselineProgress"));
+    m_baselineProgress->setRange(0, 1000);
+    m_baselineProgress->setMaximumWidth(180);
+    m_baselineProgress->setFormat(tr("baseline %p%"));
+    m_baselineProgress->setToolTip(tr("Synthesizing the saved baseline's config again"));
+    m_baselineProgress->setVisible(false);
     statusBar()->addWidget(m_statusLabel, 1);
+    statusBar()->addPermanentWidget(m_baselineProgress);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancelButton);
     statusBar()->setSizeGripEnabled(true);
@@ -305,27 +337,62 @@ bool MainWindow::pinBaseline()
 {
     if (!m_shownResult)
         return false;
-    m_baseline = m_shownResult;
-    for (ResultView* view : std::as_const(m_views))
-        view->setBaseline(m_baseline);
-    m_clearBaselineAction->setEnabled(true);
-    setStatus(tr("Pinned %1 on %2 GPUs as the baseline; the Overview compares later plans with it")
-                  .arg(QString::fromStdString(m_baseline->config.name))
-                  .arg(m_baseline->worldSize()));
+    m_document->setBaseline(m_shownResult, tr("Pin Baseline"));
+    setStatus(tr("Pinned %1 on %2 GPUs as the baseline; the Overview and Memory tab compare later plans with it")
+                  .arg(QString::fromStdString(m_shownResult->config.name))
+                  .arg(m_shownResult->worldSize()));
     return true;
 }
 
 void MainWindow::clearBaseline()
 {
-    m_baseline.reset();
-    for (ResultView* view : std::as_const(m_views))
-        view->setBaseline(nullptr);
-    m_clearBaselineAction->setEnabled(false);
+    m_document->setBaseline(nullptr, tr("Clear Baseline"));
 }
 
 std::shared_ptr<const SynthesisResult> MainWindow::baselineResult() const
 {
-    return m_baseline;
+    return m_document->baseline().result;
+}
+
+bool MainWindow::isSynthesizingBaseline() const
+{
+    return m_baselineSession->isRunning();
+}
+
+void MainWindow::onBaselineChanged()
+{
+    const ConfigDocument::Baseline& baseline = m_document->baseline();
+    if (baseline.config && !baseline.result) {
+        // A loaded baseline (or one undone back to after a load): its result is made again from its config.
+        m_baselineSession->start(*baseline.config);
+        m_baselineProgress->setValue(0);
+        m_baselineProgress->setVisible(true);
+    } else if (m_baselineSession->isRunning()) {
+        m_baselineSession->cancel();
+        m_baselineProgress->setVisible(false);
+    }
+    m_clearBaselineAction->setEnabled(baseline.config.has_value());
+    for (ResultView* view : std::as_const(m_views))
+        view->setBaseline(baseline.result);
+    Q_EMIT baselineShown();
+}
+
+std::optional<Config> MainWindow::readBaselineFor(const QString& path, QString* problem) const
+{
+    const QString sidecar = ConfigDocument::baselinePath(path);
+    if (!QFileInfo(sidecar).isFile())
+        return std::nullopt;
+    const ConfigResult result = loadConfigFile(sidecar.toStdString());
+    if (!result.config && problem) {
+        QString first;
+        for (const Diagnostic& d : result.diagnostics)
+            if (d.severity == Severity::Error) {
+                first = QString::fromStdString(d.toString());
+                break;
+            }
+        *problem = tr("its baseline %1 does not load (%2)").arg(QFileInfo(sidecar).fileName(), first);
+    }
+    return result.config;
 }
 
 ConfigDocument* MainWindow::document() const
@@ -398,7 +465,7 @@ bool MainWindow::openConfigOrPreset(const QString& pathOrPreset, const QStringLi
         return false;
     }
     if (isFile) {
-        m_document->reset(*result.config, pathOrPreset);
+        m_document->reset(*result.config, pathOrPreset, {}, readBaselineFor(pathOrPreset, nullptr));
         m_document->adoptFilePath(pathOrPreset); // the overrides are not in the file yet
         m_recentFiles->add(pathOrPreset);
     } else {
@@ -421,8 +488,15 @@ bool MainWindow::openFile(const QString& path)
         loadConfigText(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())), path.toStdString());
     m_recentFiles->add(path);
     if (result.config) {
-        m_document->reset(*result.config, path);
-        setStatus(tr("Opened %1").arg(QDir::toNativeSeparators(path)));
+        QString problem;
+        const std::optional<Config> baseline = readBaselineFor(path, &problem);
+        m_document->reset(*result.config, path, {}, baseline);
+        if (!problem.isEmpty())
+            setStatus(tr("Opened %1, but %2").arg(QDir::toNativeSeparators(path), problem), true);
+        else if (baseline)
+            setStatus(tr("Opened %1 with its baseline (synthesizing it again)").arg(QDir::toNativeSeparators(path)));
+        else
+            setStatus(tr("Opened %1").arg(QDir::toNativeSeparators(path)));
         return true;
     }
     // Keep the last good config on screen and let the user fix the text where it is wrong. At start-up there is
@@ -575,7 +649,7 @@ bool MainWindow::save()
         return false;
     }
     m_recentFiles->add(m_document->filePath());
-    setStatus(tr("Saved %1").arg(QDir::toNativeSeparators(m_document->filePath())));
+    setStatus(savedText(m_document->filePath(), m_document->baseline().config.has_value()));
     return true;
 }
 
@@ -600,7 +674,7 @@ bool MainWindow::saveAs()
         return false;
     }
     m_recentFiles->add(path);
-    setStatus(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+    setStatus(savedText(path, m_document->baseline().config.has_value()));
     return true;
 }
 
@@ -763,6 +837,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     }
     saveSettings();
     m_session->cancel();
+    m_baselineSession->cancel();
     event->accept();
 }
 

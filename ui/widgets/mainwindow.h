@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "config/config.h"
 #include "config/diagnostic.h"
 
 #include <QHash>
 #include <QList>
 #include <QMainWindow>
 #include <memory>
+#include <optional>
 
 class QActionGroup;
 class QDockWidget;
@@ -73,12 +75,15 @@ public:
     ExportDialog* openExportDialog();
 
     /// Edit > Pin as Baseline: keeps the shown result (and its step-time estimate, when it has arrived) as the
-    /// baseline the Overview compares every later result with. False when there is no result yet.
+    /// baseline the Overview, the Memory tab and the Sweep compare every later result with. An undo step of the
+    /// document ("Pin Baseline"), saved with it (ConfigDocument::baselinePath()). False when there is no result yet.
     bool pinBaseline();
-    /// Edit > Clear Baseline.
+    /// Edit > Clear Baseline (an undo step, "Clear Baseline").
     void clearBaseline();
-    /// The pinned result, or null.
+    /// The pinned result, or null (also while a loaded baseline is synthesized again).
     std::shared_ptr<const SynthesisResult> baselineResult() const;
+    /// True while the baseline of a loaded document is being synthesized from its saved config.
+    bool isSynthesizingBaseline() const;
 
     ConfigDocument* document() const;
     SynthesisSession* session() const;
@@ -95,6 +100,8 @@ public:
 Q_SIGNALS:
     /// Every view has been given a new result.
     void resultShown();
+    /// The views have been given a new baseline (or none), or a loaded baseline did not synthesize.
+    void baselineShown();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -119,6 +126,10 @@ private:
     void onResult(std::shared_ptr<const SynthesisResult> result);
     void onFailure(const QList<Diagnostic>& diagnostics);
     void onCancelled();
+    void onBaselineChanged();
+    /// The baseline kept beside `path` (ConfigDocument::baselinePath()), when there is one that loads; `problem`
+    /// says why one that is there does not.
+    std::optional<Config> readBaselineFor(const QString& path, QString* problem) const;
     void setStatus(const QString& text, bool error = false);
     void setStale(bool stale);
     void saveSettings();
@@ -128,6 +139,7 @@ private:
     bool m_persistSettings;
     ConfigDocument* m_document;
     SynthesisSession* m_session;
+    SynthesisSession* m_baselineSession; ///< synthesizes a loaded baseline's config
     RecentFiles* m_recentFiles;
     ConfigEditor* m_editor;
     QDockWidget* m_configDock;
@@ -139,7 +151,7 @@ private:
     QAction* m_exportAction = nullptr;
     QAction* m_pinAction = nullptr;
     QAction* m_clearBaselineAction = nullptr;
-    std::shared_ptr<const SynthesisResult> m_baseline;
+    QProgressBar* m_baselineProgress = nullptr;
     QMenu* m_recentMenu = nullptr;
     QActionGroup* m_tabActions = nullptr;
     QLabel* m_statusLabel = nullptr;

@@ -126,7 +126,8 @@ OverviewView::OverviewView(QWidget* parent)
     , m_cardArea(new QWidget(this))
     , m_cardGrid(new QGridLayout(m_cardArea))
 {
-    connect(&m_run, &LatestRun::settled, this, &ResultView::settled);
+    connect(&m_run, &LatestRun::settled, this, &OverviewView::emitIfSettled);
+    connect(&m_baselineRun, &LatestRun::settled, this, &OverviewView::emitIfSettled);
     setObjectName(QStringLiteral("overview"));
     setStyleSheet(
         QStringLiteral("QFrame#metricCard { background: palette(base); border: 1px solid #d5dce5; border-radius: 6px; }"
@@ -370,7 +371,13 @@ bool OverviewView::isEstimating() const
 
 bool OverviewView::isSettled() const
 {
-    return !m_run.isRunning();
+    return !m_run.isRunning() && !m_baselineRun.isRunning();
+}
+
+void OverviewView::emitIfSettled()
+{
+    if (isSettled())
+        Q_EMIT settled();
 }
 
 void OverviewView::requestEstimate()
@@ -383,6 +390,8 @@ void OverviewView::requestEstimate()
         [this, result](const EstimateOutcome& outcome) {
             if (!m_model->setEstimate(result, outcome.estimate, QString::fromStdString(outcome.error)))
                 return;
+            if (m_comparison->baseline().result == result && !m_comparison->baseline().estimate)
+                m_comparison->setBaseline({ result, m_model->estimate() }); // pinned before its estimate arrived
             showEstimate();
             Q_EMIT estimateAvailable();
         });
@@ -395,12 +404,35 @@ void OverviewView::showEstimate()
     fitHeights();
 }
 
+void OverviewView::requestBaselineEstimate()
+{
+    const std::shared_ptr<const SynthesisResult> baseline = m_comparison->baseline().result;
+    m_baselineRun.start([baseline] { return runEstimate(*baseline); },
+        [this, baseline](const EstimateOutcome& outcome) {
+            m_baselineEstimateFor = baseline;
+            m_baselineEstimate = outcome.estimate;
+            if (m_comparison->baseline().result != baseline)
+                return;
+            m_comparison->setBaseline({ baseline, outcome.estimate });
+            fitHeights();
+        });
+}
+
 void OverviewView::setBaseline(std::shared_ptr<const SynthesisResult> baseline)
 {
     std::shared_ptr<const StepEstimate> estimate;
+    bool estimateElsewhere = false;
     if (baseline && baseline == m_model->result())
         estimate = m_model->estimate();
+    else if (baseline && baseline == m_baselineEstimateFor)
+        estimate = m_baselineEstimate;
+    else if (baseline)
+        estimateElsewhere = true;
     m_comparison->setBaseline({ baseline, std::move(estimate) });
+    if (estimateElsewhere)
+        requestBaselineEstimate();
+    else
+        m_baselineRun.cancel();
     m_comparison->setCurrent({ m_model->result(), m_model->estimate() });
     const bool on = baseline != nullptr;
     if (on) {

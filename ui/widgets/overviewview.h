@@ -54,7 +54,8 @@ public:
     bool isEstimating() const;
 
     /// Compares the shown result with `baseline` (null: clears it). Its estimate is the one this view has when
-    /// `baseline` is the shown result; otherwise (pinned before its estimate arrived) its estimate rows show a dash.
+    /// `baseline` is the shown result; otherwise (a baseline synthesized again after a load) it runs in a second
+    /// worker, and its estimate rows show a dash until it arrives.
     void setBaseline(std::shared_ptr<const SynthesisResult> baseline) override;
     ComparisonModel* comparisonModel() const;
     QTableView* comparisonTable() const;
@@ -84,6 +85,8 @@ private:
     void fitColumns();
     void fitHeights();
     void requestEstimate();
+    void requestBaselineEstimate();
+    void emitIfSettled();
     void showEstimate();
     void updateEstimateCard();
 
@@ -105,6 +108,9 @@ private:
     QGridLayout* m_cardGrid;
     int m_cardColumns = 0;
     LatestRun m_run;
+    LatestRun m_baselineRun; ///< the baseline's estimate, when it is not the shown result's
+    std::shared_ptr<const SynthesisResult> m_baselineEstimateFor;
+    std::shared_ptr<const StepEstimate> m_baselineEstimate;
 };
 
 } // namespace stagecraft
