@@ -108,9 +108,9 @@ int64_t compressedMicroBatches(const Config& config, int64_t* period)
     int64_t kept = 0;
     int64_t step = 1;
     if (config.parallelism.schedule == Schedule::OneFOneB) {
-        kept = 3 * pp + 2;
+        kept = 2 * pp + 2;
     } else if (config.parallelism.schedule == Schedule::Interleaved) {
-        kept = 4 * pp;
+        kept = 3 * pp;
         step = pp;
         if (m % pp != 0)
             return 0; // validation refuses it: synthesize in full to say so

@@ -73,7 +73,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("preset");
         QTest::addColumn<QString>("sets"); // space-separated overrides
         // m = global_batch / (micro_batch * dp) micro-batches per rank; each is more than twice the kept count
-        // (3 pp + 2 for 1F1B, 4 pp for interleaved) plus a period, so each row is compressed.
+        // (2 pp + 2 for 1F1B, 3 pp for interleaved) plus a period, so each row is compressed.
         QTest::newRow("1f1b pp4 dp2 tp2 zero1")
             << QStringLiteral("llama3-8b")
             << QStringLiteral("model.layers=8 parallelism.pp=4 parallelism.dp=2 parallelism.tp=2 parallelism.zero=1 "
@@ -229,8 +229,8 @@ private Q_SLOTS:
         bool noted = false;
         for (const Diagnostic& d : compressed->warnings)
             noted = noted
-                || (d.severity == Severity::Note && d.message.find("micro-batches 1-5 of 40") != std::string::npos
-                    && d.message.find("6-40") != std::string::npos);
+                || (d.severity == Severity::Note && d.message.find("micro-batches 1-4 of 40") != std::string::npos
+                    && d.message.find("5-40") != std::string::npos);
         QVERIFY(noted);
     }
 
@@ -245,8 +245,8 @@ private Q_SLOTS:
         QVERIFY(!run(gpipe, true)->compressed());
         const Config few = load("llama3-8b",
             plan({ "model.layers=2", "parallelism.pp=2", "parallelism.dp=1", "parallelism.tp=1",
-                "parallelism.schedule=1f1b", "training.global_batch=17" }));
-        // kept = 3 * 2 + 2 = 8; 17 <= 2 * 8 + 1.
+                "parallelism.schedule=1f1b", "training.global_batch=13" }));
+        // kept = 2 * 2 + 2 = 6; 13 <= 2 * 6 + 1.
         QCOMPARE(compressedMicroBatches(few), int64_t(0));
         QVERIFY(!run(few, true)->compressed());
     }
@@ -259,7 +259,7 @@ private Q_SLOTS:
             "parallelism.schedule=1f1b", "training.global_batch=20000" });
         // By default validation counts every node: the loader refuses the plan.
         QVERIFY(!loadConfigOrPreset("llama3-8b", sets).config);
-        // The GUI's validation counts what a compressed synthesis builds: 5 + 6 micro-batches of 32 layers.
+        // The GUI's validation counts what a compressed synthesis builds: 4 + 5 micro-batches of 32 layers.
         setValidateCompressedProgramSize(true);
         ConfigResult loaded = loadConfigOrPreset("llama3-8b", sets);
         setValidateCompressedProgramSize(false);
