@@ -3,6 +3,7 @@
 // Headless modes need no display: --check-config FILE, --help, --version. Anything else without a display (and no
 // platform chosen with QT_QPA_PLATFORM or -platform) exits 2 with what to do instead.
 #include "config/configloader.h"
+#include "config/programsize.h"
 #include "session/synthesissession.h"
 #include "sweep/sweepview.h"
 #include "version.h"
@@ -109,6 +110,9 @@ bool parseSize(const QString& text, QSize& size)
 
 int main(int argc, char** argv)
 {
+    // The views synthesize with micro-batches compressed (SynthesisSession): validation limits the nodes that builds;
+    // exports still synthesize every node and refuse a plan too large for that.
+    stagecraft::setValidateCompressedProgramSize(true);
     QCoreApplication::setOrganizationName(QStringLiteral("Stagecraft"));
     QCoreApplication::setApplicationName(QStringLiteral("stagecraft-gui"));
     QCoreApplication::setApplicationVersion(QString::fromLatin1(stagecraft::versionString()));
