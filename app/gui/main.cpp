@@ -4,6 +4,7 @@
 // platform chosen with QT_QPA_PLATFORM or -platform) exits 2 with what to do instead.
 #include "charts/memoryview.h"
 #include "config/configloader.h"
+#include "config/programsize.h"
 #include "session/synthesissession.h"
 #include "sweep/sweepview.h"
 #include "version.h"
@@ -110,6 +111,9 @@ bool parseSize(const QString& text, QSize& size)
 
 int main(int argc, char** argv)
 {
+    // The views synthesize with micro-batches compressed (SynthesisSession): validation limits the nodes that builds;
+    // exports still synthesize every node and refuse a plan too large for that.
+    stagecraft::setValidateCompressedProgramSize(true);
     QCoreApplication::setOrganizationName(QStringLiteral("Stagecraft"));
     QCoreApplication::setApplicationName(QStringLiteral("stagecraft-gui"));
     QCoreApplication::setApplicationVersion(QString::fromLatin1(stagecraft::versionString()));

@@ -544,7 +544,7 @@ namespace {
     {
         // What the plan costs is known before anything is built: refuse a plan beyond the limit, naming the field
         // that drives it (layers, or micro-batches per rank), the estimate and how to raise the limit.
-        const int64_t nodes = estimatedProgramNodes(config);
+        const int64_t nodes = builtProgramNodes(config, validateCompressedProgramSize());
         if (nodes <= config.maxProgramNodes)
             return;
         const TrainingConfig& t = config.training;

@@ -9,6 +9,17 @@ namespace stagecraft {
 
 namespace {
     std::atomic<int64_t> s_defaultMaxProgramNodes { kDefaultMaxProgramNodes };
+    std::atomic<bool> s_validateCompressed { false };
+} // namespace
+
+void setValidateCompressedProgramSize(bool compressed)
+{
+    s_validateCompressed.store(compressed, std::memory_order_relaxed);
+}
+
+bool validateCompressedProgramSize()
+{
+    return s_validateCompressed.load(std::memory_order_relaxed);
 }
 
 int64_t defaultMaxProgramNodes()
@@ -88,6 +99,40 @@ int64_t estimatedStageNodes(const Config& config, int64_t stageLayers)
 {
     const Wide layers = std::max<int64_t>(0, stageLayers) + std::max<int64_t>(0, config.model.mtpModules);
     return saturate(microBatchesPerRank(config) * (layers * nodesPerLayer(config) + 30) + layers * 20);
+}
+
+int64_t compressedMicroBatches(const Config& config, int64_t* period)
+{
+    const int64_t m = static_cast<int64_t>(microBatchesPerRank(config));
+    const int64_t pp = std::max<int64_t>(1, config.parallelism.pp);
+    int64_t kept = 0;
+    int64_t step = 1;
+    if (config.parallelism.schedule == Schedule::OneFOneB) {
+        kept = 2 * pp + 2;
+    } else if (config.parallelism.schedule == Schedule::Interleaved) {
+        kept = 3 * pp;
+        step = pp;
+        if (m % pp != 0)
+            return 0; // validation refuses it: synthesize in full to say so
+    }
+    if (period)
+        *period = step;
+    return kept > 0 && m > 2 * kept + step ? kept : 0;
+}
+
+int64_t builtProgramNodes(const Config& config, bool compressed)
+{
+    int64_t period = 1;
+    const int64_t kept = compressed ? compressedMicroBatches(config, &period) : 0;
+    if (kept == 0)
+        return estimatedProgramNodes(config);
+    auto with = [&](int64_t microBatches) {
+        Config c = config;
+        c.training.globalBatch = microBatches * std::max<int64_t>(1, config.training.microBatch)
+            * std::max<int64_t>(1, config.parallelism.dp);
+        return estimatedProgramNodes(c);
+    };
+    return saturate(Wide(with(kept)) + with(kept + period));
 }
 
 } // namespace stagecraft

@@ -30,4 +30,25 @@ int64_t estimatedProgramNodes(const Config& config);
 /// the prediction modules, so every stage is given room for them). Synthesis reserves this much.
 int64_t estimatedStageNodes(const Config& config, int64_t stageLayers);
 
+/// The micro-batches per rank a compressed synthesis (SynthesisOptions::compressMicroBatches) keeps for `config`,
+/// and in `period` the micro-batches after which its steady state repeats; 0 when the plan is synthesized in
+/// full: GPipe (whose memory grows with the micro-batches), or too few micro-batches to gain (m <= 2 kept + period,
+/// since a probe one period longer is built too). 1F1B keeps 2*pp + 2 (the warm-up of up to pp - 1 forwards, a few
+/// steady micro-batches, the cool-down) with period 1; interleaved keeps 3*pp (whole groups of pp micro-batches,
+/// Megatron-LM's unit, beyond its warm-up of up to 2*pp - 2 + (v - 1)*pp passes) with period pp. Both leave
+/// m - kept a multiple of the period. tests/core/tst_compression checks that this is enough on plans with
+/// pp up to 8 (pp + 1 is already exact for 1F1B; pp is not for interleaved).
+int64_t compressedMicroBatches(const Config& config, int64_t* period = nullptr);
+
+/// The estimated nodes a synthesis of `config` builds: estimatedProgramNodes(), or with `compressed` and a plan
+/// that compresses, that of the kept programs plus the probe's (whatever the iteration's micro-batch count).
+int64_t builtProgramNodes(const Config& config, bool compressed);
+
+/// Process-wide, settable once at start-up: whether validation (validateConfig(), hence the loaders) limits
+/// builtProgramNodes(config, true), the nodes a compressed synthesis builds, instead of the whole plan's. The
+/// GUI sets it, since its views synthesize compressed; synthesize() without compression still refuses a plan
+/// whose every node exceeds the limit (export, `synth`), whatever this says. Default false.
+void setValidateCompressedProgramSize(bool compressed);
+bool validateCompressedProgramSize();
+
 } // namespace stagecraft

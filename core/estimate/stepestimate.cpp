@@ -162,8 +162,9 @@ const char* toString(ScheduleStream s)
     return "?";
 }
 
-bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, StepEstimate& out,
-    std::string& error, EstimateSchedule* schedule)
+/// estimateStep() of the programs as they are (of the kept micro-batches only, for a compressed result).
+static bool estimatePrograms(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options,
+    StepEstimate& out, std::string& error, EstimateSchedule* schedule)
 {
     try {
         const HardwareRates rates = withOpRates(hardwareRates(result.config, gpu, options), *result.plan, gpu, options);
@@ -388,6 +389,59 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
         error = std::string("internal error in the step-time estimate: ") + e.what();
         return false;
     }
+}
+
+bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, StepEstimate& out,
+    std::string& error, EstimateSchedule* schedule)
+{
+    if (!result.compression)
+        return estimatePrograms(result, gpu, options, out, error, schedule);
+    // A compressed result (synthesis.h MicroBatchCompression): its programs and the probe's differ by one period
+    // of the steady state, which the full iteration repeats; every time below is affine in the repeats from there.
+    // The schedule stays the kept programs' (what the views draw).
+    const MicroBatchCompression& z = *result.compression;
+    StepEstimate kept, probe;
+    if (!estimatePrograms(result, gpu, options, kept, error, schedule)
+        || !estimatePrograms(*z.probe, gpu, options, probe, error, nullptr))
+        return false;
+    if (kept.classes.size() != probe.classes.size()) {
+        error = "internal error in the step-time estimate: the probe has other stages";
+        return false;
+    }
+    StepEstimate est = kept;
+    est.pipelineTimeS = z.extend(kept.pipelineTimeS, probe.pipelineTimeS);
+    est.iterationTimeS = 0;
+    double hardwareFlops = 0;
+    for (size_t c = 0; c < est.classes.size(); ++c) {
+        const ClassEstimate& a = kept.classes[c];
+        const ClassEstimate& b = probe.classes[c];
+        ClassEstimate& e = est.classes[c];
+        e.stepTimeS = z.extend(a.stepTimeS, b.stepTimeS);
+        e.computeTimeS = z.extend(a.computeTimeS, b.computeTimeS);
+        e.communicationTimeS = z.extend(a.communicationTimeS, b.communicationTimeS);
+        e.exposedCommunicationS = z.extend(a.exposedCommunicationS, b.exposedCommunicationS);
+        e.flops = z.extend(a.flops, b.flops);
+        // The busy time within the pipeline period is what is affine, not its share.
+        const double busy =
+            z.extend((1 - a.bubbleFraction) * kept.pipelineTimeS, (1 - b.bubbleFraction) * probe.pipelineTimeS);
+        e.bubbleFraction = est.pipelineTimeS > 0 ? 1 - busy / est.pipelineTimeS : 0;
+        est.iterationTimeS = std::max(est.iterationTimeS, e.stepTimeS);
+        hardwareFlops += e.flops * static_cast<double>(result.classes[c].rankCount);
+    }
+    // As estimatePrograms() derives them, from the full iteration's model FLOPs (result.cost).
+    const ModelCost& cost = result.cost;
+    est.modelFlops = static_cast<double>(cost.microBatches)
+        * (static_cast<double>(cost.forwardFlopsPerMicroBatch) + static_cast<double>(cost.backwardFlopsPerMicroBatch));
+    est.mfu = est.hfu = est.tokensPerS = 0;
+    if (est.iterationTimeS > 0) {
+        const double capacity = static_cast<double>(result.worldSize()) * est.peakFlops * est.iterationTimeS;
+        est.mfu = est.modelFlops / capacity;
+        est.hfu = hardwareFlops / capacity;
+        est.tokensPerS = static_cast<double>(result.config.training.globalBatch)
+            * static_cast<double>(result.config.model.seqLen) / est.iterationTimeS;
+    }
+    out = std::move(est);
+    return true;
 }
 
 nlohmann::ordered_json estimateJson(const StepEstimate& e)

@@ -122,6 +122,8 @@ struct EstimateSchedule
 /// for the precision. Never throws. Thread-safe (reads `result` only).
 /// When `schedule` is not null it receives the start and end of every node (see EstimateSchedule); it is left
 /// untouched on failure. A null `schedule` costs nothing.
+/// A compressed result (SynthesisResult::compression) is estimated on its kept programs and on its probe, and
+/// every time is extended to the full iteration (MicroBatchCompression::extend); `schedule` is the kept programs'.
 bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, StepEstimate& out,
     std::string& error, EstimateSchedule* schedule = nullptr);
 

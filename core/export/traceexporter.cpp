@@ -383,6 +383,26 @@ namespace {
 
 ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& options, ProgressSink* progress)
 {
+    if (result.compression) {
+        // The programs hold only some micro-batches: a trace needs every node, so synthesize the plan in full
+        // (which also applies the program-size limit to the full plan).
+        SynthesisOptions full;
+        full.memorySeries = false;
+        const SynthesisOutcome outcome = synthesize(result.config, progress, result.graph, full);
+        if (outcome.cancelled || (progress && progress->cancelled())) {
+            ExportSummary cancelled;
+            cancelled.cancelled = true;
+            return cancelled;
+        }
+        if (!outcome.result) {
+            std::string why;
+            for (const Diagnostic& d : outcome.diagnostics)
+                if (d.severity == Severity::Error)
+                    why += (why.empty() ? "" : "; ") + d.message;
+            throw ExportError("cannot synthesize every micro-batch for the export: " + why);
+        }
+        return exportTrace(*outcome.result, options, progress);
+    }
     const auto start = std::chrono::steady_clock::now();
     if (std::string why = checkExportName(options.name); !why.empty())
         throw ExportError("invalid output name: " + why);

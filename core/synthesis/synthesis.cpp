@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -106,15 +107,199 @@ namespace {
 
 } // namespace
 
+namespace {
+
+    /// Plans `programConfig` and builds, summarizes and measures the program of every stage into `result` (plan,
+    /// classes, summaries, memory, groups). Progress runs from `from` to `from + span`. False when it stops: a
+    /// cancel (outcome.cancelled) or an error (in outcome.diagnostics); an exception escapes.
+    bool buildPrograms(const Config& programConfig, const std::shared_ptr<const ModelGraph>& graph,
+        ProgressSink* progress, double from, double span, const SynthesisOptions& options, SynthesisResult& result,
+        SynthesisOutcome& outcome)
+    {
+        auto cancelled = [&] {
+            if (progress && progress->cancelled()) {
+                outcome.cancelled = true;
+                return true;
+            }
+            return false;
+        };
+        std::string message;
+        std::optional<DistributionPlan> plan = planDistribution(programConfig, graph, message);
+        if (!plan) {
+            outcome.diagnostics.push_back(error(message, "parallelism"));
+            return false;
+        }
+        result.plan = std::make_shared<const DistributionPlan>(std::move(*plan));
+
+        const int32_t pp = static_cast<int32_t>(programConfig.parallelism.pp);
+        result.classes.resize(static_cast<size_t>(pp));
+        result.summaries.resize(static_cast<size_t>(pp));
+        result.memory.resize(static_cast<size_t>(pp));
+        // Stages are independent: threads take the next unbuilt stage until none is left or one of them fails.
+        std::atomic<int32_t> nextStage { 0 };
+        std::atomic<int32_t> stagesDone { 0 };
+        std::atomic<bool> stop { false };
+        std::mutex failureMutex;
+        std::exception_ptr failure;
+        int32_t overflowedStage = -1;
+        const DistributionPlan& distribution = *result.plan;
+        // Builds one stage into its slots; false when synthesis must stop (an overflow or an exception).
+        auto buildStage = [&](int32_t stage) {
+            try {
+                const auto at = static_cast<size_t>(stage);
+                ClassProgram program = buildClassProgram(distribution, stage);
+                bool overflowed = false;
+                ClassSummary s = summarize(program, *graph, distribution, overflowed);
+                if (overflowed) {
+                    const std::lock_guard lock(failureMutex);
+                    if (overflowedStage < 0 || stage < overflowedStage)
+                        overflowedStage = stage;
+                    return false;
+                }
+                MemoryTimeline m = computeMemoryTimeline(program, options.memorySeries);
+                s.weightBytes = m.resident[static_cast<size_t>(MemoryCategory::Weights)];
+                s.gradientBytes = m.resident[static_cast<size_t>(MemoryCategory::Gradients)];
+                s.optimizerBytes = m.resident[static_cast<size_t>(MemoryCategory::Optimizer)];
+                s.activationPeakBytes = m.activationPeakBytes;
+                s.peakBytes = m.peakBytes;
+                s.peakStep = m.peakStep;
+                result.classes[at] = std::move(program);
+                result.summaries[at] = s;
+                result.memory[at] = std::move(m);
+                ++stagesDone;
+                return true;
+            } catch (...) {
+                const std::lock_guard lock(failureMutex);
+                if (!failure)
+                    failure = std::current_exception();
+                return false;
+            }
+        };
+        // The calling thread (`caller`) also polls for cancel and reports progress before each of its stages.
+        auto work = [&](bool caller) {
+            while (!stop) {
+                if (caller && cancelled()) {
+                    stop = true;
+                    break;
+                }
+                if (caller && progress)
+                    progress->report(from + span * stagesDone / pp, "building stage programs");
+                const int32_t stage = nextStage++;
+                if (stage >= pp || !buildStage(stage))
+                    stop = true;
+            }
+        };
+        // Threads pay off only for plans of some size: ~10k nodes build in a few milliseconds.
+        const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+        const int wanted = options.threads > 0 ? options.threads : hardware;
+        const int threads = estimatedProgramNodes(programConfig) < 20000 ? 1 : std::clamp(wanted, 1, std::min(pp, 16));
+        std::vector<std::thread> workers;
+        for (int t = 1; t < threads; ++t)
+            workers.emplace_back(work, false);
+        work(true);
+        for (std::thread& w : workers)
+            w.join();
+        if (failure)
+            std::rethrow_exception(failure);
+        if (overflowedStage >= 0) {
+            // One sequence's costs fit (computeModelCost checked them): it is the sequences per rank.
+            outcome.diagnostics.push_back(error("global_batch=" + std::to_string(programConfig.training.globalBatch)
+                    + " is too large: the FLOPs or bytes of one iteration on a rank of stage "
+                    + std::to_string(overflowedStage) + " do not fit in a 64-bit integer",
+                "training.global_batch"));
+            return false;
+        }
+        if (outcome.cancelled || cancelled())
+            return false;
+        std::vector<AxisMask> masks;
+        for (const ClassProgram& program : result.classes)
+            for (const ProgramNode& n : program.nodes)
+                if (n.kind == NodeKind::Collective && std::find(masks.begin(), masks.end(), n.mask) == masks.end())
+                    masks.push_back(n.mask);
+        result.groups = GroupTable(result.plan->mesh, masks);
+        return true;
+    }
+
+    /// `config` with `microBatches` micro-batches per rank (global_batch changed, nothing else).
+    Config withMicroBatches(const Config& config, int64_t microBatches)
+    {
+        Config c = config;
+        c.training.globalBatch = microBatches * config.training.microBatch * config.parallelism.dp;
+        return c;
+    }
+
+    /// kept + repeats * (probed - kept) into `kept`; false (kept unchanged) when it leaves int64.
+    bool extendChecked(int64_t& kept, int64_t probed, int64_t repeats)
+    {
+        __extension__ typedef __int128 Wide;
+        const Wide value = Wide(kept) + Wide(repeats) * (Wide(probed) - Wide(kept));
+        if (value > std::numeric_limits<int64_t>::max() || value < std::numeric_limits<int64_t>::min())
+            return false;
+        kept = static_cast<int64_t>(value);
+        return true;
+    }
+
+    /// The full iteration's summary from the kept one and the probe's: every count and sum extended, the memory
+    /// figures kept (they do not depend on the micro-batches beyond those in flight). False on int64 overflow.
+    bool extendSummary(ClassSummary& s, const ClassSummary& probe, int64_t repeats)
+    {
+        bool ok = extendChecked(s.flops, probe.flops, repeats)
+            && extendChecked(s.matmulFlops, probe.matmulFlops, repeats)
+            && extendChecked(s.replicatedFlops, probe.replicatedFlops, repeats)
+            && extendChecked(s.replicatedMatmulFlops, probe.replicatedMatmulFlops, repeats)
+            && extendChecked(s.nodes, probe.nodes, repeats) && extendChecked(s.sendBytes, probe.sendBytes, repeats)
+            && extendChecked(s.recvBytes, probe.recvBytes, repeats)
+            && extendChecked(s.sendCount, probe.sendCount, repeats)
+            && extendChecked(s.recvCount, probe.recvCount, repeats);
+        for (size_t t = 0; t < s.collectiveBytes.size(); ++t)
+            ok = ok && extendChecked(s.collectiveBytes[t], probe.collectiveBytes[t], repeats)
+                && extendChecked(s.collectiveCount[t], probe.collectiveCount[t], repeats);
+        return ok;
+    }
+
+} // namespace
+
 /// synthesize() without anchoring its diagnostics at the config's keys.
 static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink* progress,
     std::shared_ptr<const ModelGraph> graphCache, const SynthesisOptions& options)
 {
     SynthesisOutcome outcome;
     try {
-        outcome.diagnostics = validateConfig(config);
-        if (hasErrors(outcome.diagnostics))
-            return outcome;
+        int64_t period = 1;
+        const int64_t kept = options.compressMicroBatches ? compressedMicroBatches(config, &period) : 0;
+        if (kept > 0) {
+            // The program-size limit is about the nodes built: those of the kept and probe programs, not the
+            // iteration's micro-batch count.
+            Config relaxed = config;
+            relaxed.maxProgramNodes = std::numeric_limits<int64_t>::max();
+            outcome.diagnostics = validateConfig(relaxed);
+            if (hasErrors(outcome.diagnostics))
+                return outcome;
+            const int64_t built = builtProgramNodes(config, true);
+            if (built > config.maxProgramNodes) {
+                outcome.diagnostics.push_back(error("this plan needs about " + std::to_string(built)
+                        + " program nodes even with its micro-batches compressed to " + std::to_string(kept) + " ("
+                        + std::to_string(config.model.layers) + " layers), more than the limit of "
+                        + std::to_string(config.maxProgramNodes) + "; use fewer layers or raise the limit",
+                    "model.layers"));
+                return outcome;
+            }
+        } else {
+            outcome.diagnostics = validateConfig(config);
+            if (hasErrors(outcome.diagnostics))
+                return outcome;
+            // Validation may limit only what a compressed synthesis builds (the GUI's); this one builds every node.
+            if (validateCompressedProgramSize() && estimatedProgramNodes(config) > config.maxProgramNodes) {
+                outcome.diagnostics.push_back(error("this plan needs about "
+                        + std::to_string(estimatedProgramNodes(config)) + " program nodes to synthesize every "
+                        + "micro-batch (" + std::to_string(config.model.layers) + " layers x "
+                        + std::to_string(microBatchesPerIteration(config)) + " micro-batches per rank), more than "
+                        + "the limit of " + std::to_string(config.maxProgramNodes)
+                        + "; use fewer layers or micro-batches per rank, or raise the limit with --max-nodes",
+                    "training.global_batch"));
+                return outcome;
+            }
+        }
         auto cancelled = [&] {
             if (progress && progress->cancelled()) {
                 outcome.cancelled = true;
@@ -139,100 +324,50 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
             outcome.diagnostics.push_back(error(message, keyPath));
             return outcome;
         }
-        std::optional<DistributionPlan> plan = planDistribution(config, graph, message);
-        if (!plan) {
-            outcome.diagnostics.push_back(error(message, "parallelism"));
-            return outcome;
-        }
-        result->plan = std::make_shared<const DistributionPlan>(std::move(*plan));
-
-        const int32_t pp = static_cast<int32_t>(config.parallelism.pp);
-        result->classes.resize(static_cast<size_t>(pp));
-        result->summaries.resize(static_cast<size_t>(pp));
-        result->memory.resize(static_cast<size_t>(pp));
-        // Stages are independent: threads take the next unbuilt stage until none is left or one of them fails.
-        std::atomic<int32_t> nextStage { 0 };
-        std::atomic<int32_t> stagesDone { 0 };
-        std::atomic<bool> stop { false };
-        std::mutex failureMutex;
-        std::exception_ptr failure;
-        int32_t overflowedStage = -1;
-        const DistributionPlan& distribution = *result->plan;
-        // Builds one stage into its slots; false when synthesis must stop (an overflow or an exception).
-        auto buildStage = [&](int32_t stage) {
-            try {
-                const auto at = static_cast<size_t>(stage);
-                ClassProgram program = buildClassProgram(distribution, stage);
-                bool overflowed = false;
-                ClassSummary s = summarize(program, *graph, distribution, overflowed);
-                if (overflowed) {
-                    const std::lock_guard lock(failureMutex);
-                    if (overflowedStage < 0 || stage < overflowedStage)
-                        overflowedStage = stage;
-                    return false;
-                }
-                MemoryTimeline m = computeMemoryTimeline(program, options.memorySeries);
-                s.weightBytes = m.resident[static_cast<size_t>(MemoryCategory::Weights)];
-                s.gradientBytes = m.resident[static_cast<size_t>(MemoryCategory::Gradients)];
-                s.optimizerBytes = m.resident[static_cast<size_t>(MemoryCategory::Optimizer)];
-                s.activationPeakBytes = m.activationPeakBytes;
-                s.peakBytes = m.peakBytes;
-                s.peakStep = m.peakStep;
-                result->classes[at] = std::move(program);
-                result->summaries[at] = s;
-                result->memory[at] = std::move(m);
-                ++stagesDone;
-                return true;
-            } catch (...) {
-                const std::lock_guard lock(failureMutex);
-                if (!failure)
-                    failure = std::current_exception();
-                return false;
+        if (kept > 0) {
+            // The kept programs, then the probe one period longer (no memory series: only its sums are read).
+            const Config keptConfig = withMicroBatches(config, kept);
+            if (!buildPrograms(keptConfig, graph, progress, 0.05, 0.45, options, *result, outcome))
+                return outcome;
+            auto probe = std::make_shared<SynthesisResult>();
+            probe->config = withMicroBatches(config, kept + period);
+            probe->graph = graph;
+            if (!computeModelCost(*graph, probe->config, probe->cost, message, &keyPath)) {
+                outcome.diagnostics.push_back(error(message, keyPath));
+                return outcome;
             }
-        };
-        // The calling thread (`caller`) also polls for cancel and reports progress before each of its stages.
-        auto work = [&](bool caller) {
-            while (!stop) {
-                if (caller && cancelled()) {
-                    stop = true;
-                    break;
+            SynthesisOptions probeOptions = options;
+            probeOptions.memorySeries = false;
+            if (!buildPrograms(probe->config, graph, progress, 0.5, 0.45, probeOptions, *probe, outcome))
+                return outcome;
+            auto compression = std::make_shared<MicroBatchCompression>();
+            compression->microBatches = microBatchesPerIteration(config);
+            compression->keptMicroBatches = kept;
+            compression->period = period;
+            for (size_t c = 0; c < result->summaries.size(); ++c) {
+                if (!extendSummary(result->summaries[c], probe->summaries[c], compression->repeats())) {
+                    outcome.diagnostics.push_back(error("global_batch=" + std::to_string(config.training.globalBatch)
+                            + " is too large: the FLOPs or bytes of one iteration on a rank of stage "
+                            + std::to_string(c) + " do not fit in a 64-bit integer",
+                        "training.global_batch"));
+                    return outcome;
                 }
-                if (caller && progress)
-                    progress->report(0.05 + 0.9 * stagesDone / pp, "building stage programs");
-                const int32_t stage = nextStage++;
-                if (stage >= pp || !buildStage(stage))
-                    stop = true;
             }
-        };
-        // Threads pay off only for plans of some size: ~10k nodes build in a few milliseconds.
-        const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-        const int wanted = options.threads > 0 ? options.threads : hardware;
-        const int threads = estimatedProgramNodes(config) < 20000 ? 1 : std::clamp(wanted, 1, std::min(pp, 16));
-        std::vector<std::thread> workers;
-        for (int t = 1; t < threads; ++t)
-            workers.emplace_back(work, false);
-        work(true);
-        for (std::thread& w : workers)
-            w.join();
-        if (failure)
-            std::rethrow_exception(failure);
-        if (overflowedStage >= 0) {
-            // One sequence's costs fit (computeModelCost checked them): it is the sequences per rank.
-            outcome.diagnostics.push_back(error("global_batch=" + std::to_string(config.training.globalBatch)
-                    + " is too large: the FLOPs or bytes of one iteration on a rank of stage "
-                    + std::to_string(overflowedStage) + " do not fit in a 64-bit integer",
+            compression->probe = std::move(probe);
+            result->compression = std::move(compression);
+            const std::string m = std::to_string(result->compression->microBatches);
+            result->warnings.push_back(note("compressed schedule: the programs hold micro-batches 1-"
+                    + std::to_string(kept) + " of " + m + " (the pipeline's warm-up, steady state and cool-down); "
+                    + "micro-batches " + std::to_string(kept + 1) + "-" + m
+                    + " repeat the steady state and are not drawn. FLOPs, bytes, node counts and the step time "
+                      "are extended exactly to all "
+                    + m + " micro-batches, and the memory peak is exact; exporting synthesizes every node",
                 "training.global_batch"));
+        } else if (!buildPrograms(config, graph, progress, 0.05, 0.9, options, *result, outcome)) {
             return outcome;
         }
-        if (outcome.cancelled || cancelled())
-            return outcome;
-        std::vector<AxisMask> masks;
-        for (const ClassProgram& program : result->classes)
-            for (const ProgramNode& n : program.nodes)
-                if (n.kind == NodeKind::Collective && std::find(masks.begin(), masks.end(), n.mask) == masks.end())
-                    masks.push_back(n.mask);
-        result->groups = GroupTable(result->plan->mesh, masks);
 
+        const int64_t pp = config.parallelism.pp;
         const int64_t padded = paddedVocab(config.model.vocab, config.parallelism.tp);
         // A note, not a warning: padding is what Megatron-LM does, so nothing is wrong with the config.
         if (config.parallelism.tp > 1 && padded != config.model.vocab)

@@ -3,6 +3,7 @@
 
 #include "config/config.h"
 #include "config/diagnostic.h"
+#include "config/programsize.h"
 #include "memory/memorytimeline.h"
 #include "mesh/mesh.h"
 #include "model/modelcost.h"
@@ -46,6 +47,35 @@ struct ClassSummary
     int64_t peakStep = 0; ///< program node at which the peak first occurs
 };
 
+struct SynthesisResult;
+
+/// How a compressed result (SynthesisOptions::compressMicroBatches) stands for the full iteration. Its programs
+/// hold only the first `keptMicroBatches` of the iteration's `microBatches` micro-batches: enough for the pipeline
+/// schedule to fill, run its steady state and drain. Past that count every further `period` micro-batches add the
+/// same nodes (one more pass of the steady state), so every additive figure of the full iteration is
+/// kept + repeats() * (probe - kept), where `probe` is the same plan synthesized with one period more.
+/// Immutable; thread-safe to read.
+struct MicroBatchCompression
+{
+    int64_t microBatches = 0; ///< m: micro-batches per rank of the iteration the result describes
+    int64_t keptMicroBatches = 0; ///< m1 < m: micro-batches 0 .. m1-1 are in the programs
+    int64_t period = 1; ///< the steady state repeats every `period` micro-batches (pp for interleaved, else 1)
+    /// The plan with keptMicroBatches + period micro-batches (its config's global_batch says so), uncompressed,
+    /// without memory series. Used to extend the step-time estimate and per-pair bytes.
+    std::shared_ptr<const SynthesisResult> probe;
+
+    /// (m - m1) / period: how many periods the kept programs leave out. Exact: m - m1 is a multiple of period.
+    int64_t repeats() const
+    {
+        return (microBatches - keptMicroBatches) / period;
+    }
+    /// kept + repeats() * (probe - kept), the full iteration's value of a figure affine in the micro-batch count.
+    double extend(double kept, double probed) const
+    {
+        return kept + static_cast<double>(repeats()) * (probed - kept);
+    }
+};
+
 /// The immutable outcome of one synthesis. Shared as std::shared_ptr<const SynthesisResult> between the worker
 /// and every view; never modified after synthesize() returns.
 struct SynthesisResult
@@ -55,11 +85,22 @@ struct SynthesisResult
     ModelCost cost; ///< unsharded totals (params, FLOPs per iteration)
     std::shared_ptr<const DistributionPlan> plan;
     std::vector<ClassProgram> classes; ///< one per pipeline stage, index = stage
-    std::vector<ClassSummary> summaries; ///< parallel to `classes`
-    std::vector<MemoryTimeline> memory; ///< parallel to `classes`
+    /// Parallel to `classes`. Always the full iteration's figures, also when `compression` is set (then FLOPs,
+    /// nodes and bytes are extended exactly, and the memory figures are the kept programs', which equal the full
+    /// ones: 1F1B and interleaved schedules bound the micro-batches in flight).
+    std::vector<ClassSummary> summaries;
+    std::vector<MemoryTimeline> memory; ///< parallel to `classes` (of the kept programs when compressed)
     GroupTable groups; ///< communicator groups used by the programs
     std::vector<Diagnostic> warnings; ///< e.g. vocabulary padded for tp
+    /// Set when `classes` hold fewer micro-batches than the iteration (SynthesisOptions::compressMicroBatches);
+    /// null for a full result. Anything that needs every node (export, a full dump) must synthesize `config`
+    /// without compression first.
+    std::shared_ptr<const MicroBatchCompression> compression;
 
+    bool compressed() const
+    {
+        return compression != nullptr;
+    }
     const Mesh& mesh() const
     {
         return plan->mesh;
@@ -102,6 +143,12 @@ struct SynthesisOptions
     /// Threads that build stage programs at once: 0 for one per hardware thread, 1 to build them in the calling
     /// thread only (a sweep already runs one synthesis per thread).
     int threads = 0;
+    /// The interactive path: with the 1F1B and interleaved schedules, build only as many micro-batches as the
+    /// schedule needs to reach and leave its steady state (config/programsize.h compressedMicroBatches()), plus a probe
+    /// one period longer, and extend the summaries exactly to the iteration (see MicroBatchCompression). Such a plan is
+    /// then limited by the nodes actually built, not by its micro-batch count. GPipe (whose memory grows with the
+    /// micro-batches) and plans with few micro-batches are synthesized in full. Exports need a full result.
+    bool compressMicroBatches = false;
 };
 
 /// The single entry point: config -> model graph -> distribution -> class programs -> summaries.

@@ -200,14 +200,26 @@ CommMatrix buildCommMatrix(const SynthesisResult& result, const CommMatrixOption
     const auto stages = static_cast<size_t>(mesh.degree(Axis::Pp));
     std::vector<std::array<double, kCollectiveTypeCount>> collective(classes * kMaskCount);
     std::vector<double> sends(classes * stages, 0.0);
-    for (size_t c = 0; c < classes; ++c) {
-        for (const ProgramNode& node : result.classes[c].nodes) {
-            if (node.kind == NodeKind::Collective)
-                collective[c * kMaskCount + node.mask][static_cast<size_t>(node.collective)] +=
-                    static_cast<double>(node.bytes);
-            else if (node.kind == NodeKind::Send && node.peerStage >= 0 && static_cast<size_t>(node.peerStage) < stages)
-                sends[c * stages + static_cast<size_t>(node.peerStage)] += static_cast<double>(node.bytes);
+    // A compressed result's programs hold some micro-batches; its probe one period more: the full iteration's
+    // sums are kept + repeats * (probe - kept) (synthesis.h MicroBatchCompression).
+    auto addPrograms = [&](const SynthesisResult& from, double weight) {
+        for (size_t c = 0; c < classes && c < from.classes.size(); ++c) {
+            for (const ProgramNode& node : from.classes[c].nodes) {
+                if (node.kind == NodeKind::Collective)
+                    collective[c * kMaskCount + node.mask][static_cast<size_t>(node.collective)] +=
+                        weight * static_cast<double>(node.bytes);
+                else if (node.kind == NodeKind::Send && node.peerStage >= 0
+                    && static_cast<size_t>(node.peerStage) < stages)
+                    sends[c * stages + static_cast<size_t>(node.peerStage)] += weight * static_cast<double>(node.bytes);
+            }
         }
+    };
+    if (result.compression) {
+        const auto repeats = static_cast<double>(result.compression->repeats());
+        addPrograms(result, 1 - repeats);
+        addPrograms(*result.compression->probe, repeats);
+    } else {
+        addPrograms(result, 1);
     }
 
     for (AxisMask mask : result.groups.masks()) {

@@ -40,17 +40,27 @@ void GroupsModel::setResult(std::shared_ptr<const SynthesisResult> result)
             m_rows.push_back(Row { id, mask, index, first, first >= 0 ? m_result->classOf(RankId { first }) : 0 });
         });
         m_issued.assign(m_result->classes.size() * kMasks, Issued {});
-        for (size_t c = 0; c < m_result->classes.size(); ++c)
-            for (const ProgramNode& node : m_result->classes[c].nodes) {
-                if (node.kind != NodeKind::Collective)
-                    continue;
-                Issued& is = m_issued[c * kMasks + node.mask];
-                const auto t = static_cast<size_t>(node.collective);
-                ++is.count[t];
-                is.bytes[t] += node.bytes;
-                ++is.totalCount;
-                is.totalBytes += node.bytes;
-            }
+        // A compressed result's programs hold some micro-batches and its probe one period more: the iteration
+        // issues kept + repeats * (probe - kept) (synthesis.h MicroBatchCompression).
+        auto addPrograms = [&](const SynthesisResult& from, int64_t weight) {
+            for (size_t c = 0; c < m_result->classes.size() && c < from.classes.size(); ++c)
+                for (const ProgramNode& node : from.classes[c].nodes) {
+                    if (node.kind != NodeKind::Collective)
+                        continue;
+                    Issued& is = m_issued[c * kMasks + node.mask];
+                    const auto t = static_cast<size_t>(node.collective);
+                    is.count[t] += weight;
+                    is.bytes[t] += weight * node.bytes;
+                    is.totalCount += weight;
+                    is.totalBytes += weight * node.bytes;
+                }
+        };
+        if (const auto& z = m_result->compression) {
+            addPrograms(*m_result, 1 - z->repeats());
+            addPrograms(*z->probe, z->repeats());
+        } else {
+            addPrograms(*m_result, 1);
+        }
     }
     endResetModel();
 }

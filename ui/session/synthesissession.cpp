@@ -54,14 +54,18 @@ namespace {
     }
 
     /// The worker. Touches only its by-value arguments and the promise.
-    void runSynthesis(
-        QPromise<SynthesisOutcome>& promise, const Config& config, const std::shared_ptr<const ModelGraph>& graphCache)
+    void runSynthesis(QPromise<SynthesisOutcome>& promise, const Config& config,
+        const std::shared_ptr<const ModelGraph>& graphCache, bool compress)
     {
         promise.setProgressRange(0, kProgressMax);
         PromiseProgress progress(promise);
         SynthesisOutcome outcome;
         try {
-            outcome = synthesize(config, &progress, graphCache);
+            // The interactive path: repeated micro-batches stay one steady state plus the schedule (exports
+            // synthesize in full, see exportTrace()).
+            SynthesisOptions options;
+            options.compressMicroBatches = compress;
+            outcome = synthesize(config, &progress, graphCache, options);
         } catch (const std::exception& e) {
             outcome = internalError(e.what());
         } catch (...) {
@@ -103,7 +107,7 @@ void SynthesisSession::start(const Config& config)
     m_clock.start();
     qCDebug(lcSession) << "start generation" << m_generation << "world" << config.parallelism.worldSize();
     // Arguments are decay-copied into the task: the worker never reads GUI state.
-    m_watcher.setFuture(QtConcurrent::run(&m_pool, runSynthesis, config, m_graphCache));
+    m_watcher.setFuture(QtConcurrent::run(&m_pool, runSynthesis, config, m_graphCache, m_compress));
     Q_EMIT synthesisStarted();
 }
 
@@ -115,6 +119,16 @@ void SynthesisSession::cancel()
     ++m_generation;
     m_running = false;
     Q_EMIT cancelled();
+}
+
+void SynthesisSession::setCompressMicroBatches(bool compress)
+{
+    m_compress = compress;
+}
+
+bool SynthesisSession::compressMicroBatches() const
+{
+    return m_compress;
 }
 
 bool SynthesisSession::isRunning() const

@@ -28,6 +28,11 @@ public:
     /// Cancels the run in flight (if any) and emits cancelled(); its outcome is dropped.
     void cancel();
 
+    /// Whether runs build only the micro-batches the schedule needs (SynthesisOptions::compressMicroBatches, the
+    /// default: the views show a compressed schedule and say so) or every node. Applies from the next start().
+    void setCompressMicroBatches(bool compress);
+    bool compressMicroBatches() const;
+
     bool isRunning() const;
     /// Incremented by every start() and cancel(); outcomes of older generations are dropped.
     quint64 generation() const;
@@ -52,6 +57,7 @@ private:
     quint64 m_generation = 0;
     quint64 m_watchedGeneration = 0; ///< generation of the future m_watcher follows
     bool m_running = false;
+    bool m_compress = true;
     QElapsedTimer m_clock;
     qint64 m_lastDurationMs = 0;
     std::shared_ptr<const SynthesisResult> m_lastResult;

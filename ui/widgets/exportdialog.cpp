@@ -350,7 +350,8 @@ void ExportDialog::updateState()
             else
                 for (qint64 r = first; r < end; ++r)
                     ranks += m_result->classOf(RankId { r }) == static_cast<int32_t>(c) ? 1 : 0;
-            nodes += ranks * static_cast<qint64>(program.nodes.size());
+            // The summary's count: a compressed result's programs hold only some micro-batches; the export all.
+            nodes += ranks * static_cast<qint64>(m_result->summaries[c].nodes);
         }
     }
     const QString extension = o.format == ChakraFileFormat::Json ? QStringLiteral("json") : QStringLiteral("et");
