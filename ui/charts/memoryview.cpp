@@ -26,20 +26,6 @@
 
 namespace stagecraft {
 
-namespace {
-
-    /// A row of controls that stays together when the controls wrap.
-    QHBoxLayout* controlGroup(FlowLayout* flow, QWidget* parent)
-    {
-        auto* group = new QWidget(parent);
-        auto* row = new QHBoxLayout(group);
-        row->setContentsMargins(0, 0, 0, 0);
-        flow->addWidget(group);
-        return row;
-    }
-
-} // namespace
-
 MemoryView::MemoryView(QWidget* parent)
     : ResultView(parent)
     , m_model(new MemoryModel(this))
@@ -64,7 +50,7 @@ MemoryView::MemoryView(QWidget* parent)
     // Three groups of controls on one line, or wrapped onto two in a narrow window.
     auto* controls = new FlowLayout;
     controls->setSpacing(16);
-    QHBoxLayout* selection = controlGroup(controls, this);
+    QHBoxLayout* selection = addControlGroup(controls, this);
     selection->addWidget(new QLabel(tr("Class:"), this));
     m_classCombo->setToolTip(tr("A rank class: all ranks of one pipeline stage run the same program"));
     m_classCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -75,12 +61,12 @@ MemoryView::MemoryView(QWidget* parent)
     m_rankSpin->setMinimumWidth(90);
     selection->addWidget(m_rankSpin);
     selection->addWidget(m_rankClassLabel);
-    QHBoxLayout* compare = controlGroup(controls, this);
+    QHBoxLayout* compare = addControlGroup(controls, this);
     m_compareCheck->setToolTip(tr("Overlay the total memory of a second class as a line"));
     compare->addWidget(m_compareCheck);
     m_compareCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     compare->addWidget(m_compareCombo);
-    QHBoxLayout* axis = controlGroup(controls, this);
+    QHBoxLayout* axis = addControlGroup(controls, this);
     axis->addWidget(new QLabel(tr("X axis:"), this));
     m_xAxisCombo->addItem(tr("Program step"), int(StepAxis));
     m_xAxisCombo->addItem(tr("Estimated time (ms)"), int(TimeAxis));

@@ -35,16 +35,6 @@ namespace {
     constexpr std::array<Axis, 5> kFilterAxes { Axis::Tp, Axis::Cp, Axis::Ep, Axis::Edp, Axis::Pp };
     const char* const kFilterAxisNames[] = { "tp", "cp", "ep", "dp", "pp" };
 
-    /// A row of controls that stays together when the controls wrap.
-    QHBoxLayout* controlGroup(FlowLayout* flow, QWidget* parent)
-    {
-        auto* group = new QWidget(parent);
-        auto* row = new QHBoxLayout(group);
-        row->setContentsMargins(0, 0, 0, 0);
-        flow->addWidget(group);
-        return row;
-    }
-
     QLabel* mutedLabel(const QString& text, QWidget* parent)
     {
         auto* label = new QLabel(text, parent);
@@ -73,13 +63,13 @@ CommView::CommView(QWidget* parent)
     // Three groups of controls on one line, or wrapped onto two in a narrow window.
     auto* controls = new FlowLayout;
     controls->setSpacing(16);
-    QHBoxLayout* resolution = controlGroup(controls, this);
+    QHBoxLayout* resolution = addControlGroup(controls, this);
     resolution->addWidget(new QLabel(tr("Resolution:"), this));
     m_groupingCombo->setToolTip(tr("One row/column per rank, per node (cluster.gpus_per_node ranks) or per "
                                    "coordinate of a mesh axis"));
     m_groupingCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     resolution->addWidget(m_groupingCombo);
-    QHBoxLayout* kinds = controlGroup(controls, this);
+    QHBoxLayout* kinds = addControlGroup(controls, this);
     kinds->addWidget(new QLabel(tr("Collectives:"), this));
     for (int k = 0; k < kCommKindCount; ++k) {
         auto* box = new QCheckBox(commKindName(static_cast<CommKind>(k)), this);
@@ -88,7 +78,7 @@ CommView::CommView(QWidget* parent)
         kinds->addWidget(box);
         connect(box, &QCheckBox::toggled, this, [this] { readControls(); });
     }
-    QHBoxLayout* axes = controlGroup(controls, this);
+    QHBoxLayout* axes = addControlGroup(controls, this);
     axes->addWidget(new QLabel(tr("Axes:"), this));
     for (size_t a = 0; a < kFilterAxes.size(); ++a) {
         auto* box = new QCheckBox(QLatin1String(kFilterAxisNames[a]), this);

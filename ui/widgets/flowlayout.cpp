@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/flowlayout.h"
 
+#include <QHBoxLayout>
 #include <QSpacerItem>
 #include <QStyle>
 #include <QWidget>
@@ -204,6 +205,15 @@ int FlowLayout::doLayout(const QRect& rect, bool apply) const
         y -= gap;
     const QMargins m = contentsMargins();
     return y - area.top() + m.top() + m.bottom();
+}
+
+QHBoxLayout* addControlGroup(FlowLayout* flow, QWidget* parent)
+{
+    auto* group = new QWidget(parent);
+    auto* row = new QHBoxLayout(group);
+    row->setContentsMargins(0, 0, 0, 0);
+    flow->addWidget(group);
+    return row;
 }
 
 } // namespace stagecraft

@@ -4,6 +4,8 @@
 #include <QLayout>
 #include <QList>
 
+class QHBoxLayout;
+
 namespace stagecraft {
 
 /// A layout that places its items left to right and wraps to a new line when the width runs out, as text does
@@ -43,5 +45,9 @@ private:
     QList<QLayoutItem*> m_items;
     int m_spacing = -1;
 };
+
+/// A row of controls that stays together when `flow` wraps: a widget of `parent` added to `flow`, holding the
+/// returned margin-free horizontal layout.
+QHBoxLayout* addControlGroup(FlowLayout* flow, QWidget* parent);
 
 } // namespace stagecraft
