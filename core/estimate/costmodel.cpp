@@ -167,11 +167,6 @@ bool isDataParallelCollective(const ProgramNode& node)
         && node.collective != CollectiveType::AllToAll;
 }
 
-bool isIterationGradientReduction(const ProgramNode& node)
-{
-    return isDataParallelCollective(node) && node.pass == Pass::Backward && node.microBatch < 0;
-}
-
 bool hiddenBehindNextForward(const ProgramNode& node, const HardwareRates& rates)
 {
     return rates.overlapParamGather && node.pass == Pass::Optimizer && node.kind == NodeKind::Collective;

@@ -112,10 +112,6 @@ private:
 /// parameter gathers). The estimates run these on a stream of their own.
 bool isDataParallelCollective(const ProgramNode& node);
 
-/// The once-per-iteration gradient reduction (no micro-batch), which without overlap_grad_reduce starts only after
-/// the stage's last backward kernel.
-bool isIterationGradientReduction(const ProgramNode& node);
-
 /// A parameter all-gather after the optimizer that, with overlap_param_gather, runs behind the next iteration's
 /// forward and so does not end this one.
 bool hiddenBehindNextForward(const ProgramNode& node, const HardwareRates& rates);

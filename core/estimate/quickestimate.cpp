@@ -269,21 +269,11 @@ namespace {
             Ends ends;
             ++pass;
             // Streams as estimateStep() has them: compute (with blocking sends), collectives (with overlapped
-            // sends), data-parallel collectives. Without overlap_grad_reduce the once-per-iteration reduction waits
-            // for the unit's last backward kernel: those nodes run after the rest of the unit.
+            // sends), data-parallel collectives. (Without overlap_grad_reduce the program itself holds the
+            // once-per-iteration reduction until the backward has ended.)
             double streamFree[3] = { 0.0, commFreeAt, commFreeAt };
-            double peak = 0, lastBackwardEnd = 0;
-            std::vector<uint32_t> order;
-            order.reserve(nodesOf[unit].size());
-            for (uint32_t i : nodesOf[unit])
-                if (rates.overlapGradReduce || !isIterationGradientReduction(program.nodes[i]))
-                    order.push_back(i);
-            const size_t immediate = order.size();
-            for (uint32_t i : nodesOf[unit])
-                if (!rates.overlapGradReduce && isIterationGradientReduction(program.nodes[i]))
-                    order.push_back(i);
-            for (size_t position = 0; position < order.size(); ++position) {
-                const uint32_t i = order[position];
+            double peak = 0;
+            for (uint32_t i : nodesOf[unit]) {
                 const ProgramNode& node = program.nodes[i];
                 if (regular && isIterationReduction(node))
                     continue;
@@ -314,13 +304,9 @@ namespace {
                 const bool onCompute =
                     node.kind == NodeKind::Compute || (node.kind == NodeKind::Send && !rates.overlapP2pComm);
                 const int s = onCompute ? 0 : isDataParallelCollective(node) ? 2 : 1;
-                if (position >= immediate)
-                    ready = std::max(ready, lastBackwardEnd);
                 const double start = std::max(ready, streamFree[s]);
                 finish[i] = start + duration[i];
                 streamFree[s] = finish[i];
-                if (node.kind == NodeKind::Compute && node.pass == Pass::Backward)
-                    lastBackwardEnd = std::max(lastBackwardEnd, finish[i]);
                 if (s == 0)
                     ends.compute = std::max(ends.compute, finish[i]);
                 else if (!hiddenBehindNextForward(node, rates))

@@ -194,8 +194,6 @@ static bool estimatePrograms(const SynthesisResult& result, const GpuSpec& gpu, 
         // Node times, streams, stream predecessors and the send feeding each recv.
         std::vector<double> duration(total, 0.0);
         std::vector<uint32_t> streamPrev(total, kNone), matchedSend(total, kNone);
-        // Without --overlap-grad-reduce the per-iteration gradient reduction waits for the stage's backward to end.
-        std::vector<uint32_t> lastBackward(classCount, kNone);
         std::unordered_map<uint64_t, uint32_t> sends;
         for (size_t c = 0; c < classCount; ++c) {
             const ClassProgram& program = result.classes[c];
@@ -206,8 +204,6 @@ static bool estimatePrograms(const SynthesisResult& result, const GpuSpec& gpu, 
                 const uint32_t g = static_cast<uint32_t>(offset[c] + i);
                 duration[g] =
                     nodeTimeS(n, rates, placement, n.peerStage) + unfusedAccumulationTimeS(n, program.buffers, rates);
-                if (n.kind == NodeKind::Compute && n.pass == Pass::Backward)
-                    lastBackward[c] = g;
                 const Stream s = streamOf(n, rates.overlapP2pComm);
                 if (s != NoStream) {
                     streamPrev[g] = last[s];
@@ -249,9 +245,6 @@ static bool estimatePrograms(const SynthesisResult& result, const GpuSpec& gpu, 
                         fn(streamPrev[g], g);
                     if (matchedSend[g] != kNone)
                         fn(matchedSend[g], g);
-                    if (!rates.overlapGradReduce && lastBackward[c] != kNone && lastBackward[c] > g
-                        && isIterationGradientReduction(n))
-                        fn(lastBackward[c], g);
                 }
             }
         };
