@@ -216,40 +216,42 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
         }
         const std::vector<std::pair<Schedule, int64_t>> noPipeline { { Schedule::OneFOneB, 1 } };
         std::vector<SweepCandidate> candidates;
+        // Every plan of one mesh (dp, tp, pp, cp) and schedule; recompute innermost: its variants share one reduced
+        // plan (ReducedPlanCache).
+        auto addPlans = [&](SweepCandidate plan) {
+            const bool dpDividesBatch = base.training.globalBatch % plan.dp == 0;
+            for (int64_t ep : moe ? divisors(plan.dp) : std::vector<int64_t> { 1 })
+                for (int64_t mb : microBatches) {
+                    // A micro-batch size that does not divide the per-replica batch is no plan; when dp itself does
+                    // not divide the batch, one candidate carries the validator's reason.
+                    if (dpDividesBatch ? (base.training.globalBatch / plan.dp) % mb != 0 : mb != microBatches.front())
+                        continue;
+                    for (int zero = 0; zero <= (plan.dp * plan.cp > 1 ? 3 : 0); ++zero)
+                        for (Recompute r : { Recompute::None, Recompute::Selective, Recompute::Full }) {
+                            SweepCandidate c = plan;
+                            c.ep = ep;
+                            c.microBatch = mb;
+                            c.recompute = r;
+                            c.zero = zero;
+                            c.index = static_cast<int64_t>(candidates.size());
+                            candidates.push_back(c);
+                        }
+                }
+        };
         for (int64_t tp : divisors(gpus))
             for (int64_t pp : divisors(gpus / tp))
                 for (const auto& [schedule, virtualStages] : pp > 1 ? pipelineSchedules : noPipeline)
                     for (int64_t cp : divisors(gpus / tp / pp)) {
-                        const int64_t dp = gpus / tp / pp / cp;
-                        const bool dpDividesBatch = base.training.globalBatch % dp == 0;
-                        for (int64_t ep : moe ? divisors(dp) : std::vector<int64_t> { 1 })
-                            for (int64_t mb : microBatches) {
-                                // A micro-batch size that does not divide the per-replica batch is no plan; when dp
-                                // itself does not divide the batch, one candidate carries the validator's reason.
-                                if (dpDividesBatch ? (base.training.globalBatch / dp) % mb != 0
-                                                   : mb != microBatches.front())
-                                    continue;
-                                // Recompute innermost: its variants share one reduced plan (ReducedPlanCache).
-                                for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero)
-                                    for (Recompute r : { Recompute::None, Recompute::Selective, Recompute::Full }) {
-                                        SweepCandidate c;
-                                        c.dp = dp;
-                                        c.tp = tp;
-                                        c.pp = pp;
-                                        c.cp = cp;
-                                        c.ep = ep;
-                                        c.microBatch = mb;
-                                        c.schedule = schedule;
-                                        c.virtualStages = virtualStages;
-                                        c.recompute = r;
-                                        c.zero = zero;
-                                        c.sequenceParallel = sweepOptions.sequenceParallelWithTp
-                                            ? tp > 1
-                                            : base.parallelism.sequenceParallel;
-                                        c.index = static_cast<int64_t>(candidates.size());
-                                        candidates.push_back(c);
-                                    }
-                            }
+                        SweepCandidate plan;
+                        plan.dp = gpus / tp / pp / cp;
+                        plan.tp = tp;
+                        plan.pp = pp;
+                        plan.cp = cp;
+                        plan.schedule = schedule;
+                        plan.virtualStages = virtualStages;
+                        plan.sequenceParallel =
+                            sweepOptions.sequenceParallelWithTp ? tp > 1 : base.parallelism.sequenceParallel;
+                        addPlans(plan);
                     }
 
         // Evaluate on a small pool; each worker writes only its own candidates, so the order is fixed.
