@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <unistd.h>
 
 namespace stagecraft::cli {
@@ -93,26 +94,28 @@ Command addSweepCommand(CLI::App& app)
            [state](const std::vector<std::string>& names) {
                state->schedules.clear();
                for (const std::string& name : names) {
-                   // "1f1b", "gpipe", "interleaved:V" (V virtual stages per rank, at least 2).
+                   // "1f1b", "gpipe", "interleaved:V" (V virtual stages per rank, at least 2), spelled as in the
+                   // config (toString(Schedule)).
                    const size_t colon = name.find(':');
                    const std::string kind = name.substr(0, colon);
-                   if (kind == "1f1b" && colon == std::string::npos) {
-                       state->schedules.emplace_back(Schedule::OneFOneB, 1);
-                   } else if (kind == "gpipe" && colon == std::string::npos) {
-                       state->schedules.emplace_back(Schedule::GPipe, 1);
-                   } else if (kind == "interleaved" && colon != std::string::npos) {
-                       int64_t v = 0;
+                   std::optional<Schedule> schedule;
+                   for (Schedule s : { Schedule::GPipe, Schedule::OneFOneB, Schedule::Interleaved })
+                       if (kind == toString(s))
+                           schedule = s;
+                   const bool interleaved = schedule == Schedule::Interleaved;
+                   if (!schedule || interleaved != (colon != std::string::npos))
+                       throw CLI::ValidationError("--schedules",
+                           "expected 1f1b, gpipe or interleaved:V (V virtual stages per rank), found \"" + name + "\"");
+                   int64_t v = 1;
+                   if (interleaved) {
                        const std::string digits = name.substr(colon + 1);
                        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
                        if (ec != std::errc() || end != digits.data() + digits.size() || v < 2 || v > 1024)
                            throw CLI::ValidationError("--schedules",
                                "interleaved needs its virtual stages per rank, 2 to 1024 (interleaved:4), found \""
                                    + name + "\"");
-                       state->schedules.emplace_back(Schedule::Interleaved, v);
-                   } else {
-                       throw CLI::ValidationError("--schedules",
-                           "expected 1f1b, gpipe or interleaved:V (V virtual stages per rank), found \"" + name + "\"");
                    }
+                   state->schedules.emplace_back(*schedule, v);
                }
            },
            "Pipeline schedules tried for plans with pp > 1, e.g. 1f1b,interleaved:4 (default: 1f1b and the "
