@@ -711,27 +711,23 @@ namespace {
             }
             readString(s.get("gpu"), "cluster.gpu", c.gpu);
             readInteger(s.get("gpus_per_node"), "cluster.gpus_per_node", 1, c.gpusPerNode);
-            const double maxBandwidth = std::numeric_limits<double>::max();
-            readNumber(s.get("intra_node_bandwidth_gbps"), "cluster.intra_node_bandwidth_gbps", false, maxBandwidth,
-                " (GB/s)", c.intraNodeBandwidthGbps);
-            readNumber(s.get("inter_node_bandwidth_gbps"), "cluster.inter_node_bandwidth_gbps", false, maxBandwidth,
-                " (GB/s)", c.interNodeBandwidthGbps);
+            auto decimal = [&](const char* key, const std::string& unit, double& out) {
+                const std::string keyPath = std::string("cluster.") + key;
+                const DecimalRange range = *clusterDecimalRange(keyPath);
+                readNumber(s.get(key), keyPath, range.zeroAllowed, range.maximum, unit, out);
+            };
+            decimal("intra_node_bandwidth_gbps", " (GB/s)", c.intraNodeBandwidthGbps);
+            decimal("inter_node_bandwidth_gbps", " (GB/s)", c.interNodeBandwidthGbps);
             const std::string fraction = " (a fraction, at most 1)";
-            readNumber(s.get("intra_node_efficiency"), "cluster.intra_node_efficiency", false, 1, fraction,
-                c.intraNodeEfficiency);
-            readNumber(s.get("inter_node_efficiency"), "cluster.inter_node_efficiency", false, 1, fraction,
-                c.interNodeEfficiency);
-            readNumber(s.get("intra_node_latency_us"), "cluster.intra_node_latency_us", true, 1e6, " (microseconds)",
-                c.intraNodeLatencyUs);
-            readNumber(s.get("inter_node_latency_us"), "cluster.inter_node_latency_us", true, 1e6, " (microseconds)",
-                c.interNodeLatencyUs);
-            readNumber(
-                s.get("kernel_launch_us"), "cluster.kernel_launch_us", true, 1e6, " (microseconds)", c.kernelLaunchUs);
+            decimal("intra_node_efficiency", fraction, c.intraNodeEfficiency);
+            decimal("inter_node_efficiency", fraction, c.interNodeEfficiency);
+            decimal("intra_node_latency_us", " (microseconds)", c.intraNodeLatencyUs);
+            decimal("inter_node_latency_us", " (microseconds)", c.interNodeLatencyUs);
+            decimal("kernel_launch_us", " (microseconds)", c.kernelLaunchUs);
             const std::string orPreset = " (a fraction, at most 1; 0 = the GPU preset's)";
-            readNumber(s.get("gemm_efficiency"), "cluster.gemm_efficiency", true, 1, orPreset, c.gemmEfficiency);
-            readNumber(s.get("attention_efficiency"), "cluster.attention_efficiency", true, 1, orPreset,
-                c.attentionEfficiency);
-            readNumber(s.get("hbm_efficiency"), "cluster.hbm_efficiency", true, 1, orPreset, c.hbmEfficiency);
+            decimal("gemm_efficiency", orPreset, c.gemmEfficiency);
+            decimal("attention_efficiency", orPreset, c.attentionEfficiency);
+            decimal("hbm_efficiency", orPreset, c.hbmEfficiency);
         }
 
         std::string m_fileName;
@@ -790,6 +786,27 @@ ConfigResult loadConfigText(
     std::string_view yamlText, const std::string& fileName, const std::vector<std::string>& overrides)
 {
     return guarded(fileName, [&] { return load(yamlText, fileName, overrides, {}); });
+}
+
+std::optional<DecimalRange> clusterDecimalRange(std::string_view keyPath)
+{
+    constexpr DecimalRange positive {}, fraction { false, 1 }, fractionOrPreset { true, 1 }, microseconds { true, 1e6 };
+    static constexpr std::pair<std::string_view, DecimalRange> kRanges[] = {
+        { "cluster.intra_node_bandwidth_gbps", positive },
+        { "cluster.inter_node_bandwidth_gbps", positive },
+        { "cluster.intra_node_efficiency", fraction },
+        { "cluster.inter_node_efficiency", fraction },
+        { "cluster.intra_node_latency_us", microseconds },
+        { "cluster.inter_node_latency_us", microseconds },
+        { "cluster.kernel_launch_us", microseconds },
+        { "cluster.gemm_efficiency", fractionOrPreset }, // 0 = the GPU preset's figure
+        { "cluster.attention_efficiency", fractionOrPreset },
+        { "cluster.hbm_efficiency", fractionOrPreset },
+    };
+    for (const auto& [key, range] : kRanges)
+        if (key == keyPath)
+            return range;
+    return std::nullopt;
 }
 
 ConfigResult loadConfigFile(const std::string& path, const std::vector<std::string>& overrides)

@@ -17,6 +17,17 @@ namespace stagecraft {
 /// inside int64.
 inline constexpr int64_t kMaxConfigInteger = std::numeric_limits<int32_t>::max();
 
+/// The values a decimal key of `cluster` takes: above 0 (or from 0 with `zeroAllowed`) and at most `maximum`.
+struct DecimalRange
+{
+    bool zeroAllowed = false;
+    double maximum = std::numeric_limits<double>::max();
+};
+
+/// The range the loader checks for the decimal key `keyPath` of `cluster` ("cluster.gemm_efficiency"), for editors
+/// that must accept exactly what a file may hold; nullopt for any other key.
+std::optional<DecimalRange> clusterDecimalRange(std::string_view keyPath);
+
 /// Outcome of loading a config: the config when it has no errors (warnings allowed), and every problem found.
 struct ConfigResult
 {

@@ -2,6 +2,7 @@
 #include "widgets/configform.h"
 
 #include "config/clusterpresets.h"
+#include "config/configloader.h"
 #include "config/configvalidator.h"
 #include "estimate/gpuspec.h"
 #include "widgets/int64spinbox.h"
@@ -17,7 +18,7 @@
 #include <QStyle>
 #include <QVBoxLayout>
 #include <cmath>
-#include <limits>
+#include <optional>
 #include <tuple>
 
 namespace stagecraft {
@@ -107,21 +108,14 @@ namespace {
         return spec;
     }
 
-    /// The range a decimal field accepts, as the config loader checks the same key.
-    struct DecimalRange
-    {
-        bool allowZero; ///< false: the value must be above 0
-        double maximum;
-    };
-    constexpr DecimalRange kPositive { false, std::numeric_limits<double>::max() };
-    constexpr DecimalRange kFraction { false, 1 }; ///< (0, 1]
-    constexpr DecimalRange kFractionOrPreset { true, 1 }; ///< [0, 1], 0 = the GPU preset's figure
-    constexpr DecimalRange kMicroseconds { true, 1e6 };
-
     /// A decimal field bound to `(config.cluster).*member`, edited as text ("0.8"). The field takes only digits;
-    /// text that is not a number in `range` (the loader's range for the key) leaves the value as it was.
-    FieldSpec decimal(QString keyPath, QString label, QString help, double ClusterConfig::*member, DecimalRange range)
+    /// text that is not a number in the loader's range for the key (clusterDecimalRange) leaves the value as it was.
+    FieldSpec decimal(QString keyPath, QString label, QString help, double ClusterConfig::*member)
     {
+        const std::optional<DecimalRange> found = clusterDecimalRange(keyPath.toStdString());
+        if (!found)
+            qFatal("configform: %s is no decimal cluster key", qPrintable(keyPath));
+        const DecimalRange range = *found;
         FieldSpec spec;
         spec.keyPath = std::move(keyPath);
         spec.label = std::move(label);
@@ -132,7 +126,7 @@ namespace {
         spec.setText = [member, range](Config& c, const QString& text) {
             bool ok = false;
             const double value = text.trimmed().toDouble(&ok);
-            if (ok && std::isfinite(value) && (range.allowZero ? value >= 0 : value > 0) && value <= range.maximum)
+            if (ok && std::isfinite(value) && (range.zeroAllowed ? value >= 0 : value > 0) && value <= range.maximum)
                 c.cluster.*member = value;
         };
         return spec;
@@ -376,37 +370,37 @@ namespace {
             1 << 16));
         cluster.fields.push_back(decimal(QStringLiteral("cluster.intra_node_bandwidth_gbps"),
             QObject::tr("NVLink GB/s"), QObject::tr("Bandwidth per GPU and direction within a node, GB/s"),
-            &ClusterConfig::intraNodeBandwidthGbps, kPositive));
+            &ClusterConfig::intraNodeBandwidthGbps));
         cluster.fields.push_back(decimal(QStringLiteral("cluster.inter_node_bandwidth_gbps"),
             QObject::tr("Network GB/s"), QObject::tr("Bandwidth per GPU and direction across nodes, GB/s"),
-            &ClusterConfig::interNodeBandwidthGbps, kPositive));
+            &ClusterConfig::interNodeBandwidthGbps));
         cluster.fields.push_back(decimal(QStringLiteral("cluster.intra_node_efficiency"),
             QObject::tr("NVLink efficiency"),
             QObject::tr("Fraction of the intra-node bandwidth a large collective reaches (nccl-tests bus bandwidth)"),
-            &ClusterConfig::intraNodeEfficiency, kFraction));
+            &ClusterConfig::intraNodeEfficiency));
         cluster.fields.push_back(decimal(QStringLiteral("cluster.inter_node_efficiency"),
             QObject::tr("Network efficiency"), QObject::tr("Fraction of the inter-node bandwidth a transfer reaches"),
-            &ClusterConfig::interNodeEfficiency, kFraction));
+            &ClusterConfig::interNodeEfficiency));
         cluster.fields.push_back(decimal(QStringLiteral("cluster.gemm_efficiency"), QObject::tr("GEMM efficiency"),
             QObject::tr("Fraction of dense peak of the best large GEMM; 0 = the GPU preset's measured figure"),
-            &ClusterConfig::gemmEfficiency, kFractionOrPreset));
+            &ClusterConfig::gemmEfficiency));
         cluster.fields.push_back(
             decimal(QStringLiteral("cluster.attention_efficiency"), QObject::tr("Attention efficiency"),
                 QObject::tr("Fraction of dense peak of the FlashAttention forward; 0 = the GPU preset's figure"),
-                &ClusterConfig::attentionEfficiency, kFractionOrPreset));
+                &ClusterConfig::attentionEfficiency));
         cluster.fields.push_back(decimal(QStringLiteral("cluster.hbm_efficiency"), QObject::tr("HBM efficiency"),
             QObject::tr("Fraction of HBM bandwidth of memory-bound kernels; 0 = the GPU preset's figure"),
-            &ClusterConfig::hbmEfficiency, kFractionOrPreset));
+            &ClusterConfig::hbmEfficiency));
         cluster.fields.push_back(
             decimal(QStringLiteral("cluster.intra_node_latency_us"), QObject::tr("NVLink latency µs"),
                 QObject::tr("Latency of one communication step within a node; a collective takes ceil(log2 n) steps"),
-                &ClusterConfig::intraNodeLatencyUs, kMicroseconds));
-        cluster.fields.push_back(decimal(QStringLiteral("cluster.inter_node_latency_us"),
-            QObject::tr("Network latency µs"), QObject::tr("Latency of one communication step across nodes"),
-            &ClusterConfig::interNodeLatencyUs, kMicroseconds));
+                &ClusterConfig::intraNodeLatencyUs));
+        cluster.fields.push_back(
+            decimal(QStringLiteral("cluster.inter_node_latency_us"), QObject::tr("Network latency µs"),
+                QObject::tr("Latency of one communication step across nodes"), &ClusterConfig::interNodeLatencyUs));
         cluster.fields.push_back(decimal(QStringLiteral("cluster.kernel_launch_us"), QObject::tr("Kernel gap µs"),
             QObject::tr("Gap between back-to-back kernels, added to every compute node"),
-            &ClusterConfig::kernelLaunchUs, kMicroseconds));
+            &ClusterConfig::kernelLaunchUs));
         groups.push_back(std::move(cluster));
         return groups;
     }
