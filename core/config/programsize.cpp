@@ -108,7 +108,7 @@ int64_t compressedMicroBatches(const Config& config, int64_t* period)
     int64_t kept = 0;
     int64_t step = 1;
     if (config.parallelism.schedule == Schedule::OneFOneB) {
-        kept = 2 * pp + 2;
+        kept = pp + 1;
     } else if (config.parallelism.schedule == Schedule::Interleaved) {
         kept = 3 * pp;
         step = pp;

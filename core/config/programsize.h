@@ -33,11 +33,11 @@ int64_t estimatedStageNodes(const Config& config, int64_t stageLayers);
 /// The micro-batches per rank a compressed synthesis (SynthesisOptions::compressMicroBatches) keeps for `config`,
 /// and in `period` the micro-batches after which its steady state repeats; 0 when the plan is synthesized in
 /// full: GPipe (whose memory grows with the micro-batches), or too few micro-batches to gain (m <= 2 kept + period,
-/// since a probe one period longer is built too). 1F1B keeps 2*pp + 2 (the warm-up of up to pp - 1 forwards, a few
-/// steady micro-batches, the cool-down) with period 1; interleaved keeps 3*pp (whole groups of pp micro-batches,
-/// Megatron-LM's unit, beyond its warm-up of up to 2*pp - 2 + (v - 1)*pp passes) with period pp. Both leave
-/// m - kept a multiple of the period. tests/core/tst_compression checks that this is enough on plans with
-/// pp up to 8 (pp + 1 is already exact for 1F1B; pp is not for interleaved).
+/// since a probe one period longer is built too). 1F1B keeps pp + 1 (every stage's warm-up of up to pp - 1
+/// forwards, at least two steady micro-batches, the cool-down) with period 1; interleaved keeps 3*pp (whole groups of
+/// pp micro-batches, Megatron-LM's unit, beyond its warm-up of up to 2*pp - 2 + (v - 1)*pp passes) with period pp.
+/// Both leave m - kept a multiple of the period. tests/core/tst_compression checks on plans with pp up to 16, uneven
+/// stages among them, that the extended figures equal a full synthesis (pp alone is not enough for interleaved).
 int64_t compressedMicroBatches(const Config& config, int64_t* period = nullptr);
 
 /// The estimated nodes a synthesis of `config` builds: estimatedProgramNodes(), or with `compressed` and a plan
