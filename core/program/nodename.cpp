@@ -65,6 +65,11 @@ NodeName::NodeName(std::string_view text)
     setSuffix(text.empty() ? emptyText() : intern(text));
 }
 
+const std::string* NodeName::intern(std::string_view suffix)
+{
+    return suffix.empty() ? emptyText() : stagecraft::intern(suffix);
+}
+
 std::string NodeName::str() const
 {
     if (m_microBatch < 0)

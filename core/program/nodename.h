@@ -25,6 +25,15 @@ public:
         : NodeName(std::string_view(text))
     {
     }
+    /// "mb<microBatch>/<suffix>" (just `suffix` for microBatch < 0) from a suffix interned once with intern(): what a
+    /// program builder that names the same op in every micro-batch uses, without composing and parsing the text.
+    NodeName(int32_t microBatch, const std::string* internedSuffix)
+        : m_microBatch(microBatch < 0 ? -1 : microBatch)
+    {
+        setSuffix(internedSuffix);
+    }
+    /// The process-wide copy of `suffix` (stable for the process's life), for the constructor above.
+    static const std::string* intern(std::string_view suffix);
 
     /// The full text, as it was given.
     std::string str() const;

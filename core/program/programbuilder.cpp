@@ -124,6 +124,7 @@ namespace {
             , m_zero(plan.strategy.zeroStage())
         {
             m_program.stage = stage;
+            m_opSuffix.assign(G.ops.size() * 2, nullptr);
             m_program.rankCount = plan.mesh.worldSize() / plan.mesh.degree(Axis::Pp);
             m_program.exampleRank = plan.mesh.withCoordinate(RankId { 0 }, Axis::Pp, stage);
             // Room for the whole program at once: growing by doubling would hold the old and the new array
@@ -198,6 +199,17 @@ namespace {
         {
             return microBatch >= 0 ? "mb" + std::to_string(microBatch) + "/" : std::string();
         }
+        /// The interned name of op `opIndex` ("L3.attn.qkv", with "[recompute]" for its recomputation), made once
+        /// per op: every micro-batch names it the same.
+        const std::string* opSuffix(int32_t opIndex, bool recompute)
+        {
+            auto& slot = m_opSuffix[static_cast<size_t>(opIndex) * 2 + (recompute ? 1 : 0)];
+            if (!slot) {
+                const std::string& name = G.ops[static_cast<size_t>(opIndex)].name;
+                slot = NodeName::intern(recompute ? name + "[recompute]" : name);
+            }
+            return slot;
+        }
 
         // --- values ------------------------------------------------------------------------------------------
         Value lookup(int32_t tensor, int32_t microBatch, bool preferRecomputed);
@@ -243,6 +255,7 @@ namespace {
         std::map<std::tuple<int32_t, AxisMask, int, int32_t>, Value> m_weightGathers; ///< (layer, mask, pass, mb)
         std::map<std::pair<int32_t, int>, uint32_t> m_firstComputeOfLayer; ///< (layer, pass) in the current unit
         std::map<std::pair<int32_t, int>, uint32_t> m_lastGatherOfPass; ///< chains the per-layer gathers
+        std::vector<const std::string*> m_opSuffix; ///< per op and recompute flag: opSuffix(), null until first asked
 
         // Per weight slot: resident buffers on this stage (-1 when the weight is not used here).
         std::vector<int32_t> m_weightBuffer, m_gradBuffer, m_optimizerBuffer;
@@ -475,7 +488,7 @@ namespace {
         n.chunk = static_cast<int16_t>(chunk);
         n.flops = P.opFlops[static_cast<size_t>(opIndex)];
         n.bytes = P.opBytes[static_cast<size_t>(opIndex)];
-        n.name = prefix(microBatch) + op.name + (phase == Phase::Recompute ? "[recompute]" : "");
+        n.name = NodeName(microBatch, opSuffix(opIndex, phase == Phase::Recompute));
         for (size_t k = 0; k < op.inputs.size(); ++k) {
             const int32_t t = op.inputs[k].tensor.value;
             const Tensor& tensor = G.tensor(TensorId { t });
