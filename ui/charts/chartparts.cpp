@@ -5,6 +5,8 @@
 #include <QLabel>
 #include <QPalette>
 #include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
 #include <cmath>
 
 namespace stagecraft {
@@ -26,6 +28,18 @@ QString tickLabelFormat(double interval)
     if (interval >= 1)
         return QStringLiteral("%.0f");
     return interval >= 0.1 ? QStringLiteral("%.1f") : QStringLiteral("%.2f");
+}
+
+void setAxisTicks(QValueAxis* axis, double lo, double hi, double interval, const QString& format)
+{
+    // First an interval wider than both ranges (one label or two), then the range, then the real interval.
+    const double wide = std::max({ std::abs(axis->max() - axis->min()), std::abs(hi - lo), interval }) * 2;
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0);
+    axis->setTickInterval(wide);
+    axis->setLabelFormat(format);
+    axis->setRange(lo, hi);
+    axis->setTickInterval(interval);
 }
 
 QFrame* chartCard(QWidget* chart, QLabel* legend, QWidget* parent)

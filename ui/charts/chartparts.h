@@ -5,6 +5,7 @@
 
 class QFrame;
 class QLabel;
+class QValueAxis;
 class QWidget;
 
 namespace stagecraft {
@@ -16,6 +17,10 @@ namespace stagecraft {
 double niceTickInterval(double range, int ticks);
 /// The printf format of axis labels for ticks `interval` apart: "%.0f" from 1 up, "%.1f" from 0.1, else "%.2f".
 QString tickLabelFormat(double interval);
+/// Dynamic ticks `interval` apart from 0 over [lo, hi], labelled with `format`. In an order that never lays out
+/// more than a few labels: Qt Charts lays out every label of the current range and interval at each of these
+/// setters, so a new range under the old interval (0..10,000 steps, 1 apart) would shape thousands of labels.
+void setAxisTicks(QValueAxis* axis, double lo, double hi, double interval, const QString& format);
 /// The chart and its legend on one white card. The legend is a rich-text label under the chart because QLegend
 /// cannot wrap. Reparents both into the returned frame (owned by `parent`).
 QFrame* chartCard(QWidget* chart, QLabel* legend, QWidget* parent);

@@ -274,21 +274,18 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
     for (QLegendMarker* marker : c->legend()->markers(m_hbm))
         marker->setVisible(hbmBytes > 0);
 
-    m_axisX->setRange(0, lastStep);
-    m_axisX->setTickType(QValueAxis::TicksDynamic);
-    m_axisX->setTickAnchor(0);
     const double xInterval = niceTickInterval(lastStep, 8);
-    m_axisX->setTickInterval(xInterval);
-    m_axisX->setLabelFormat(data.timeAxis ? tickLabelFormat(xInterval) : QStringLiteral("%.0f"));
-    m_axisX->setTitleText(data.timeAxis ? QStringLiteral("estimated time (ms, the Timeline's clock)")
-                                        : QStringLiteral("step (program node, schedule order)"));
+    setAxisTicks(m_axisX, 0, lastStep, xInterval, data.timeAxis ? tickLabelFormat(xInterval) : QStringLiteral("%.0f"));
+    QString xTitle = data.timeAxis ? QStringLiteral("estimated time (ms, the Timeline's clock)")
+                                   : QStringLiteral("step (program node, schedule order)");
+    if (data.keptMicroBatches > 0) // the peak is the iteration's: 1F1B and interleaved bound what is in flight
+        xTitle += QStringLiteral(" \u00b7 micro-batches 1\u2013%1 of %2")
+                      .arg(formatExact(data.keptMicroBatches), formatExact(data.microBatches));
+    m_axisX->setTitleText(xTitle);
     const double top = std::max(dataMax, hbmOnScale ? hbm : 0.0) * 1.1;
     const double yInterval = niceTickInterval(top > 0 ? top : 1, 6);
-    m_axisY->setRange(0, std::ceil((top > 0 ? top : 1) / yInterval) * yInterval);
-    m_axisY->setTickType(QValueAxis::TicksDynamic);
-    m_axisY->setTickAnchor(0);
-    m_axisY->setTickInterval(yInterval);
-    m_axisY->setLabelFormat(tickLabelFormat(yInterval));
+    setAxisTicks(
+        m_axisY, 0, std::ceil((top > 0 ? top : 1) / yInterval) * yInterval, yInterval, tickLabelFormat(yInterval));
     m_axisY->setTitleText(QStringLiteral("memory per rank (%1)").arg(data.unitName));
 
     auto entry = [](const QColor& color, const QString& symbol, const QString& name) {

@@ -213,11 +213,8 @@ void SweepChartView::setSweep(
     const double xTop = std::max(static_cast<double>(maxDrawn), hbmOnScale ? static_cast<double>(r.hbmBytes) : 0.0)
         * 1.05 / m_unitBytes;
     const double xInterval = niceTickInterval(xTop > 0 ? xTop : 1, 8);
-    m_axisX->setRange(0, std::ceil((xTop > 0 ? xTop : 1) / xInterval) * xInterval);
-    m_axisX->setTickType(QValueAxis::TicksDynamic);
-    m_axisX->setTickAnchor(0);
-    m_axisX->setTickInterval(xInterval);
-    m_axisX->setLabelFormat(tickLabelFormat(xInterval));
+    setAxisTicks(
+        m_axisX, 0, std::ceil((xTop > 0 ? xTop : 1) / xInterval) * xInterval, xInterval, tickLabelFormat(xInterval));
 
     // Time axis: ticks at 1-2-5 steps (log) or at a nice interval (linear); a category axis places the labels.
     for (const QString& label : m_axisY->categoriesLabels())
