@@ -146,6 +146,10 @@ MemoryChartData buildMemoryChartData(const SynthesisResult& result, const Memory
 
     const MemoryTimes* times = request.times && request.times->ok ? request.times.get() : nullptr;
     data.timeAxis = times && static_cast<size_t>(classIndex) < times->classes.size();
+    if (result.compression) {
+        data.keptMicroBatches = result.compression->keptMicroBatches;
+        data.microBatches = result.compression->microBatches;
+    }
     if (data.timeAxis)
         data.times = times->classes[static_cast<size_t>(classIndex)];
     auto classTimes = [](const MemoryTimes* t, int c) -> const MemoryClassTimes* {

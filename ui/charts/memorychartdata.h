@@ -46,6 +46,10 @@ struct MemoryChartData
     int compareClass = -1; ///< -1: no comparison
     int64_t steps = 0; ///< node count of the class's program
     bool timeAxis = false; ///< x = estimated time in ms, else step
+    /// A compressed result's kept micro-batches and the iteration's (both 0 for a full result): the x axis then
+    /// covers only the kept ones, and its title says so.
+    qint64 keptMicroBatches = 0;
+    qint64 microBatches = 0;
     double xMax = 1; ///< the right end of the x axis: the last step, or the latest estimated finish in ms
     /// The shown class's times (time axis only): maps a step to its x and an x back to the step running there.
     std::shared_ptr<const MemoryClassTimes> times;

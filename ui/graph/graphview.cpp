@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "graph/graphview.h"
 
+#include "config/programsize.h"
 #include "graph/graphcanvas.h"
 #include "graph/graphedgeitem.h"
 #include "graph/graphlayouter.h"
@@ -102,6 +103,24 @@ namespace {
                               "summary to show its range node by node.</p>");
     }
 
+    /// Cancellation of the on-demand full synthesis: a flag the view sets, polled by synthesize().
+    class CancelFlag : public ProgressSink
+    {
+    public:
+        explicit CancelFlag(std::shared_ptr<std::atomic<bool>> flag)
+            : m_flag(std::move(flag))
+        {
+        }
+        void report(double, const char*) override { }
+        bool cancelled() const override
+        {
+            return m_flag->load();
+        }
+
+    private:
+        std::shared_ptr<std::atomic<bool>> m_flag;
+    };
+
 } // namespace
 
 GraphView::GraphView(QWidget* parent)
@@ -124,6 +143,8 @@ GraphView::~GraphView()
     // A running job holds only copies and shared pointers; it finishes on its own and its result is dropped.
     m_latestGeneration->store(~quint64(0));
     m_watcher.disconnect(this);
+    if (m_fullCancel)
+        m_fullCancel->store(true); // m_fullRun waits for its task as it dies: let it stop early
     // The scene deselects its items as it dies, after the details panel is gone.
     m_scene->disconnect(this);
 }
@@ -195,6 +216,8 @@ void GraphView::buildUi()
     m_busyLabel = new QLabel(tr("Laying out…"), bar);
     m_busyLabel->setStyleSheet(QStringLiteral("color:#8a5a00; padding: 0 8px;"));
     m_busyLabel->setVisible(false);
+    m_busyLabel->setTextFormat(Qt::RichText);
+    connect(m_busyLabel, &QLabel::linkActivated, this, [this] { cancelFullSynthesis(); });
     zoomRow->addWidget(m_busyLabel);
 
     auto addButton = [&](const QString& text, const QString& tip, auto slot) {
@@ -255,6 +278,7 @@ void GraphView::buildUi()
     m_status = new QLabel(this);
     m_status->setContentsMargins(8, 3, 8, 3);
     m_status->setTextFormat(Qt::RichText);
+    m_status->setWordWrap(true); // counts, notes and the compressed range: a long line must not widen the window
     layout->addWidget(m_status);
 
     connect(m_classCombo, &QComboBox::currentIndexChanged, this, [this](int index) {
@@ -278,6 +302,83 @@ void GraphView::buildUi()
 std::shared_ptr<const SynthesisResult> GraphView::result() const
 {
     return m_result;
+}
+
+std::shared_ptr<const SynthesisResult> GraphView::drawnResult() const
+{
+    return m_drawn;
+}
+
+bool GraphView::isSynthesizingFull() const
+{
+    return m_fullRun.isRunning();
+}
+
+void GraphView::cancelFullSynthesis()
+{
+    if (!m_fullRun.isRunning())
+        return;
+    if (m_fullCancel)
+        m_fullCancel->store(true);
+    m_fullRun.cancel();
+    if (m_result && m_result->compression) {
+        // Back to what the compressed programs hold.
+        const auto last = static_cast<int32_t>(m_result->compression->keptMicroBatches - 1);
+        GraphWindow w = m_window;
+        w.microBatchLast = std::min(w.microBatchLast, last);
+        w.microBatchFirst = std::min(w.microBatchFirst, w.microBatchLast);
+        m_window = w;
+        syncControlsFromState();
+    }
+    startLayout();
+}
+
+bool GraphView::needsFullResult() const
+{
+    return m_result && m_result->compression && m_window.microBatchLast >= m_result->compression->keptMicroBatches;
+}
+
+void GraphView::startFullSynthesis()
+{
+    const Config& config = m_result->config;
+    const int64_t nodes = estimatedProgramNodes(config);
+    if (nodes > config.maxProgramNodes) {
+        m_fullError = tr("micro-batches past %1 need the whole iteration synthesized, about %2 program nodes, more "
+                         "than the limit of %3")
+                          .arg(formatExact(m_result->compression->keptMicroBatches), formatExact(nodes),
+                              formatExact(config.maxProgramNodes));
+        return;
+    }
+    if (m_fullCancel)
+        m_fullCancel->store(true);
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    m_fullCancel = cancel;
+    m_busy = true;
+    m_busyLabel->setText(tr("Synthesizing all %1 micro-batches for this window… <a href=\"cancel\">Cancel</a>")
+                             .arg(formatExact(m_result->compression->microBatches)));
+    m_busyLabel->setVisible(true);
+    m_fullRun.start(
+        [config, graph = m_result->graph, cancel] {
+            CancelFlag sink(cancel);
+            SynthesisOptions options;
+            options.memorySeries = false; // the graph draws programs, not memory
+            return synthesize(config, &sink, graph, options);
+        },
+        [this, config](const SynthesisOutcome& outcome) {
+            if (!m_result || m_result->config != config)
+                return;
+            if (outcome.result) {
+                m_fullResult = outcome.result;
+            } else {
+                m_fullError = tr("the whole iteration could not be synthesized");
+                for (const Diagnostic& d : outcome.diagnostics)
+                    if (d.severity == Severity::Error) {
+                        m_fullError += QStringLiteral(": ") + QString::fromStdString(d.message);
+                        break;
+                    }
+            }
+            startLayout();
+        });
 }
 
 RankId GraphView::rank() const
@@ -317,7 +418,7 @@ bool GraphView::isLayingOut() const
 
 bool GraphView::isSettled() const
 {
-    return !m_busy;
+    return !m_busy && !m_fullRun.isRunning();
 }
 
 QGraphicsScene* GraphView::scene() const
@@ -339,10 +440,19 @@ void GraphView::setResult(std::shared_ptr<const SynthesisResult> result)
 {
     const bool sameShape = m_result && result && m_result->classes.size() == result->classes.size()
         && m_result->worldSize() == result->worldSize();
+    if (!result || !m_result || result->config != m_result->config) {
+        // A full synthesis belongs to one plan.
+        if (m_fullCancel)
+            m_fullCancel->store(true);
+        m_fullRun.cancel();
+        m_fullResult.reset();
+        m_fullError.clear();
+    }
     m_result = std::move(result);
     if (!m_result || m_result->classes.empty()) {
         m_scene->clear();
         m_items.clear();
+        m_drawn.reset();
         m_spec = {};
         m_layout = {};
         syncControlsFromState();
@@ -442,7 +552,11 @@ void GraphView::syncControlsFromState()
             static_cast<LayerSpinBox*>(spin)->modelLayers = layers;
             spin->setRange(lo, hi);
         }
-        const int32_t mbs = std::max(GraphSpecBuilder::microBatchCount(program), 1);
+        // A compressed result's range is still the whole iteration's: past the kept micro-batches it is
+        // synthesized in full when asked for.
+        const int32_t mbs = m_result->compression
+            ? static_cast<int32_t>(std::min<int64_t>(m_result->compression->microBatches, INT32_MAX))
+            : std::max(GraphSpecBuilder::microBatchCount(program), 1);
         m_mbFirst->setRange(0, mbs - 1);
         m_mbLast->setRange(0, mbs - 1);
         m_classCombo->setCurrentIndex(m_class);
@@ -491,6 +605,8 @@ void GraphView::controlsEdited()
 void GraphView::scheduleLayout()
 {
     m_busy = true;
+    if (!m_fullRun.isRunning())
+        m_busyLabel->setText(tr("Laying out…"));
     m_busyLabel->setVisible(true);
     m_debounce->start();
 }
@@ -507,18 +623,34 @@ void GraphView::startLayout()
             Q_EMIT settled();
         return;
     }
+    const bool full = needsFullResult() && m_fullError.isEmpty();
+    if (full && !m_fullResult) {
+        if (!m_fullRun.isRunning())
+            startFullSynthesis();
+        if (m_fullError.isEmpty()) {
+            m_latestGeneration->store(++m_generation); // a layout still running is for the old window
+            return; // the layout starts when the whole iteration is there
+        }
+    } else if (!full && m_fullRun.isRunning()) {
+        // The window is back inside the kept micro-batches: the full synthesis is no longer needed.
+        m_fullCancel->store(true);
+        m_fullRun.cancel();
+    }
     const quint64 generation = ++m_generation;
     m_latestGeneration->store(generation);
     m_busy = true;
+    m_busyLabel->setText(tr("Laying out…"));
     m_busyLabel->setVisible(true);
+    const auto drawn = full && m_fullResult ? m_fullResult : m_result;
 
     // Everything the worker needs, by value or shared and immutable; it never reads this widget.
     GraphSpecOptions options;
     options.maxNodes = m_maxNodes;
-    auto job = [result = m_result, cls = m_class, window = m_window, options, generation,
+    auto job = [result = drawn, cls = m_class, window = m_window, options, generation,
                    latest = m_latestGeneration]() -> Job {
         Job out;
         out.generation = generation;
+        out.drawn = result;
         if (latest->load() != generation) {
             out.superseded = true;
             return out;
@@ -571,6 +703,7 @@ void GraphView::showJob(Job job)
     m_items.clear();
     m_spec = std::move(job.spec);
     m_layout = std::move(job.layout);
+    m_drawn = std::move(job.drawn);
 
     m_items.resize(m_spec.nodes.size(), nullptr);
     for (size_t i = 0; i < m_spec.nodes.size(); ++i) {
@@ -655,7 +788,7 @@ void GraphView::updateDetails()
         return;
     }
     const auto* item = static_cast<const GraphNodeItem*>(selected.front());
-    m_details->setHtml(GraphNodeDetails::html(*m_result, m_spec, item->specIndex(), m_rank));
+    m_details->setHtml(GraphNodeDetails::html(m_drawn ? *m_drawn : *m_result, m_spec, item->specIndex(), m_rank));
 }
 
 void GraphView::updateStatus()
@@ -676,6 +809,14 @@ void GraphView::updateStatus()
                        .arg(m_layout.elapsedMs);
     if (!m_spec.note.isEmpty())
         text += QStringLiteral(" · <span style='color:#8a5a00'>%1</span>").arg(m_spec.note.toHtmlEscaped());
+    if (m_drawn && m_drawn->compression)
+        text += QStringLiteral(" · ")
+            + keptMicroBatchesText(m_drawn->compression->keptMicroBatches, m_drawn->compression->microBatches)
+            + tr("; a later micro-batch synthesizes them all");
+    else if (m_drawn && m_drawn != m_result)
+        text += tr(" · the whole iteration, synthesized for this window");
+    if (!m_fullError.isEmpty() && needsFullResult())
+        text += QStringLiteral(" · <span style='color:#b02a37'>%1</span>").arg(m_fullError.toHtmlEscaped());
     m_status->setText(text);
 }
 
@@ -710,9 +851,10 @@ void GraphView::followLink(const QUrl& link)
 
 void GraphView::showWindowOf(int32_t programNode)
 {
-    if (!m_result)
+    const auto& drawn = m_drawn ? m_drawn : m_result;
+    if (!drawn || size_t(m_class) >= drawn->classes.size())
         return;
-    const ClassProgram& program = m_result->classes[size_t(m_class)];
+    const ClassProgram& program = drawn->classes[size_t(m_class)];
     if (programNode < 0 || size_t(programNode) >= program.nodes.size())
         return;
     const ProgramNode& n = program.nodes[size_t(programNode)];

@@ -3,6 +3,7 @@
 
 #include "graph/graphspec.h"
 #include "mesh/mesh.h"
+#include "session/latestrun.h"
 #include "widgets/resultview.h"
 
 #include <QFutureWatcher>
@@ -28,6 +29,10 @@ class GraphNodeItem;
 /// dashed. A click shows the node's attributes, a double click on a summary opens its range. Layers and
 /// micro-batches outside the window are collapsed into summary nodes, and no more than maxNodes() nodes are ever
 /// laid out. While a layout runs the previous one stays on screen. Exports SVG and PNG.
+///
+/// A compressed result (SynthesisOptions::compressMicroBatches) holds only its first micro-batches; the micro-batch
+/// range still spans the whole iteration, and a window past the kept ones synthesizes the plan in full, on demand
+/// (in a worker, cancellable), and draws that instead.
 class GraphView : public ResultView
 {
     Q_OBJECT
@@ -38,6 +43,13 @@ public:
     void setStale(bool stale) override;
 
     std::shared_ptr<const SynthesisResult> result() const;
+    /// What the shown graph was drawn from: result(), or, for a window past a compressed result's kept
+    /// micro-batches, the same plan synthesized in full. Null before the first layout.
+    std::shared_ptr<const SynthesisResult> drawnResult() const;
+    /// True while the full synthesis a window past the kept micro-batches needs is running.
+    bool isSynthesizingFull() const;
+    /// Stops that synthesis and brings the window back into the kept micro-batches.
+    void cancelFullSynthesis();
     /// The rank whose groups and peers the details show; its class's program is drawn.
     RankId rank() const;
     int32_t classIndex() const;
@@ -97,6 +109,7 @@ private:
     {
         quint64 generation = 0;
         bool superseded = false;
+        std::shared_ptr<const SynthesisResult> drawn; ///< the result the spec was built from
         GraphSpec spec;
         GraphLayout layout;
     };
@@ -114,8 +127,17 @@ private:
     void activateNode(int specIndex);
     void followLink(const QUrl& link);
     void showWindowOf(int32_t programNode);
+    /// The window reaches past the micro-batches a compressed result holds.
+    bool needsFullResult() const;
+    void startFullSynthesis();
 
     std::shared_ptr<const SynthesisResult> m_result;
+    std::shared_ptr<const SynthesisResult> m_drawn; ///< what m_spec was built from
+    /// m_result's plan synthesized in full, once a window needed it (kept while the config stays the same).
+    std::shared_ptr<const SynthesisResult> m_fullResult;
+    QString m_fullError; ///< why the full synthesis failed or was refused, for the same config
+    LatestRun m_fullRun;
+    std::shared_ptr<std::atomic<bool>> m_fullCancel; ///< stops the running full synthesis
     RankId m_rank {};
     int32_t m_class = 0;
     GraphWindow m_window;

@@ -482,7 +482,10 @@ void TimelineChart::paintEvent(QPaintEvent*)
         const QColor endColor(0x80, 0x1f, 0x1f);
         p.setPen(QPen(endColor, 1, Qt::DashLine));
         p.drawLine(QPointF(endX, plot.top()), QPointF(endX, all.back().rect.bottom()));
-        const QString text = tr("iteration end %1").arg(formatDuration(m_data->totalS));
+        // A compressed result draws its kept micro-batches only: their end is not the iteration's.
+        const QString text = m_data->keptMicroBatches > 0
+            ? tr("end of micro-batch %1: %2").arg(formatExact(m_data->keptMicroBatches), formatDuration(m_data->totalS))
+            : tr("iteration end %1").arg(formatDuration(m_data->totalS));
         const double textWidth = fm.horizontalAdvance(text);
         const QRectF captionRow(8, all.front().rect.top() - kCaptionHeight, width() - 16, kCaptionHeight - 3);
         const double captionEnd = 8 + QFontMetricsF(bold).horizontalAdvance(stageCaption) + 12;

@@ -44,6 +44,10 @@ TimelineData buildTimelineData(const SynthesisResult& result)
         return data;
     }
     data.ok = true;
+    if (result.compression) {
+        data.keptMicroBatches = result.compression->keptMicroBatches;
+        data.microBatches = result.compression->microBatches;
+    }
     data.classes.resize(data.schedule.classes.size());
     for (size_t c = 0; c < data.schedule.classes.size(); ++c) {
         const ClassProgram& program = result.classes[c];

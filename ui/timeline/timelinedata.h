@@ -54,7 +54,11 @@ struct TimelineData
     StepEstimate estimate;
     EstimateSchedule schedule;
     std::vector<TimelineLanes> classes; ///< index = class (pipeline stage)
-    double totalS = 0; ///< the latest end of any node: the iteration time
+    double totalS = 0; ///< the latest end of any node: the iteration time (of the kept micro-batches when compressed)
+    /// A compressed result's kept micro-batches and the iteration's (both 0 for a full result): the lanes then draw
+    /// only the kept ones, while `estimate` is the whole iteration's.
+    qint64 keptMicroBatches = 0;
+    qint64 microBatches = 0;
     std::vector<QString> classRanks; ///< per class: "ranks 0-3, 8-11" (rankRangeText)
     std::array<bool, kTimelineBarStyleCount> stylesUsed {}; ///< which bar styles occur (the legend shows those)
 };

@@ -284,7 +284,11 @@ void TimelineView::updateSummary()
             .arg(ranks, formatDuration(c.stepTimeS), formatDuration(c.computeTimeS), percent(busy),
                 formatDuration(c.exposedCommunicationS), percent(c.bubbleFraction), formatDuration(e.iterationTimeS),
                 percent(e.mfu))
-            .arg(QString::fromStdString(e.gpu).toHtmlEscaped()));
+            .arg(QString::fromStdString(e.gpu).toHtmlEscaped())
+        + (m_data->keptMicroBatches > 0 ? QStringLiteral("<br>")
+                    + tr("The lanes: %1; the figures above are the whole iteration's.")
+                          .arg(keptMicroBatchesText(m_data->keptMicroBatches, m_data->microBatches))
+                                        : QString()));
     m_summary->setVisible(true);
 }
 
