@@ -74,6 +74,11 @@ namespace {
             { "account_for_loss_in_pipeline_split", p.lossInSplit }, { "overlap_grad_reduce", p.overlapGradReduce },
             { "overlap_param_gather", p.overlapParamGather }, { "tp_comm_overlap", p.tpCommOverlap },
             { "overlap_p2p_comm", p.overlapP2pComm } };
+        j["workload"] = toString(c.workload);
+        const InferenceConfig& i = c.inference;
+        j["inference"] = { { "batch", i.batch }, { "prompt_tokens", i.promptTokens },
+            { "output_tokens", i.outputTokens }, { "phases", toString(i.phases) }, { "decode_steps", i.decodeSteps },
+            { "kv_cache_dtype", toString(i.kvCacheDtype) }, { "block_size", i.blockSize } };
         const ClusterConfig& k = c.cluster;
         j["cluster"] = { { "preset", k.preset }, { "gpu", k.gpu }, { "gpus_per_node", k.gpusPerNode },
             { "intra_node_bandwidth_gbps", k.intraNodeBandwidthGbps },

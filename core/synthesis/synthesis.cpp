@@ -300,6 +300,10 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
                 return outcome;
             }
         }
+        if (isInference(config)) {
+            outcome.diagnostics.push_back(error("inference programs are not synthesized yet", "workload"));
+            return outcome;
+        }
         auto cancelled = [&] {
             if (progress && progress->cancelled()) {
                 outcome.cancelled = true;
