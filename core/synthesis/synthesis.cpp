@@ -48,7 +48,10 @@ namespace {
             && g.sharedExpert == (c.model.sharedExpertFfnHidden > 0) && g.attention == c.model.attention
             && g.qkNorm == c.model.qkNorm && g.qkvBias == c.model.qkvBias && g.mla == usesMla(c.model)
             && g.qLora == (c.model.qLoraRank > 0) && g.firstDenseLayers == c.model.firstDenseLayers
-            && g.mtpModules == c.model.mtpModules;
+            && g.inference == isInference(c)
+            && (g.inference ? g.prefill == runsPrefill(c.inference) && g.decodeSteps == decodeSteps(c.inference)
+                        && g.kvCacheDtype == c.inference.kvCacheDtype
+                            : g.mtpModules == c.model.mtpModules);
     }
 
     bool isContraction(OpKind k)
@@ -161,6 +164,9 @@ namespace {
                 s.gradientBytes = m.resident[static_cast<size_t>(MemoryCategory::Gradients)];
                 s.optimizerBytes = m.resident[static_cast<size_t>(MemoryCategory::Optimizer)];
                 s.activationPeakBytes = m.activationPeakBytes;
+                for (const Buffer& b : program.buffers)
+                    if (b.category == MemoryCategory::KvCache)
+                        s.kvCacheBytes += b.bytes;
                 s.peakBytes = m.peakBytes;
                 s.peakStep = m.peakStep;
                 result.classes[at] = std::move(program);
@@ -300,10 +306,6 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
                 return outcome;
             }
         }
-        if (isInference(config)) {
-            outcome.diagnostics.push_back(error("inference programs are not synthesized yet", "workload"));
-            return outcome;
-        }
         auto cancelled = [&] {
             if (progress && progress->cancelled()) {
                 outcome.cancelled = true;
@@ -313,9 +315,9 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
         };
         if (progress)
             progress->report(0.0, "building the model graph");
-        std::shared_ptr<const ModelGraph> graph = graphCache && sameModel(*graphCache, config)
-            ? graphCache
-            : buildModelGraph(config.model, config.training.precision);
+        std::shared_ptr<const ModelGraph> graph = graphCache && sameModel(*graphCache, config) ? graphCache
+            : isInference(config) ? buildInferenceGraph(config.model, config.training.precision, config.inference)
+                                  : buildModelGraph(config.model, config.training.precision);
         if (cancelled())
             return outcome;
 
