@@ -5,9 +5,14 @@
 #include "config/configvalidator.h"
 #include "config/configwriter.h"
 #include "config/diagnostic.h"
+#include "memory/memorytimeline.h"
+#include "synthesis/synthesis.h"
 
+#include <QFile>
 #include <QTest>
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +50,101 @@ parallelism:
   tp: 2
   pp: 2
 )";
+
+} // namespace
+
+namespace {
+
+/// Loads a serving YAML text; a problem prints the diagnostics and fails the calling test.
+std::optional<Config> serving(const std::string& yaml)
+{
+    ConfigResult r = loadConfigText(yaml, "serving.yaml");
+    if (!r.config)
+        qWarning("%s", qPrintable(dump(r.diagnostics)));
+    return r.config;
+}
+
+std::shared_ptr<const SynthesisResult> synthesized(const Config& config)
+{
+    SynthesisOptions options;
+    options.threads = 1;
+    SynthesisOutcome out = synthesize(config, nullptr, nullptr, options);
+    if (!out.result)
+        qWarning("%s", qPrintable(dump(out.diagnostics)));
+    return out.result;
+}
+
+/// Model FLOPs of one phase over all ranks: every compute node of that phase on every rank, each value counted
+/// once (a node that `replication` ranks compute alike, such as a norm under tp, counts 1/replication per rank).
+double phaseFlops(const SynthesisResult& r, int32_t step)
+{
+    double total = 0;
+    for (size_t c = 0; c < r.classes.size(); ++c) {
+        double perRank = 0;
+        for (const ProgramNode& n : r.classes[c].nodes)
+            if (n.kind == NodeKind::Compute && n.op >= 0 && r.graph->ops[static_cast<size_t>(n.op)].step == step)
+                perRank += static_cast<double>(n.flops)
+                    / static_cast<double>(r.plan->opReplication[static_cast<size_t>(n.op)]);
+        total += perRank * static_cast<double>(r.classes[c].rankCount);
+    }
+    return total;
+}
+
+/// Model dimensions the formulas below need, read from the config (the inputs, not the code under test).
+struct Dims
+{
+    double h, ffn, heads, kvHeads, d, vocab, layers, experts, topK, expertFfn, sharedFfn, denseLayers;
+    double qLora, kvLora, dNope, dRope, dV;
+    bool moe, mla;
+};
+
+Dims dimsOf(const ModelConfig& m)
+{
+    Dims x {};
+    x.h = double(m.hidden);
+    x.ffn = double(m.ffnHidden);
+    x.heads = double(m.heads);
+    x.kvHeads = double(m.kvHeads);
+    x.d = double(m.headDim > 0 ? m.headDim : m.hidden / m.heads);
+    x.vocab = double(m.vocab);
+    x.layers = double(m.layers);
+    x.experts = double(m.experts);
+    x.topK = double(m.topK);
+    x.expertFfn = double(m.expertFfnHidden);
+    x.sharedFfn = double(m.sharedExpertFfnHidden);
+    x.denseLayers = double(m.firstDenseLayers);
+    x.qLora = double(m.qLoraRank);
+    x.kvLora = double(m.kvLoraRank);
+    x.dNope = double(m.qkNopeHeadDim);
+    x.dRope = double(m.qkRopeHeadDim);
+    x.dV = double(m.vHeadDim);
+    x.moe = m.family == Family::Moe;
+    x.mla = m.kvLoraRank > 0;
+    return x;
+}
+
+/// Parameters one token passes through in a decoder layer (llama / moe families; RMSNorm weights included):
+/// attention projections, the two norms, and the FFN: SwiGLU's 3*h*F, or for an MoE layer the router h*E, top_k
+/// routed experts of 3*h*F_e and the shared expert's 3*h*F_s.
+double activeLayerParams(const Dims& x, bool moeLayer)
+{
+    double attention = 0;
+    if (x.mla) // DeepSeek-V3 section 2.1.1: W_DQ, q norm, W_UQ (nope and rope), W_DKV, W_KR, kv norm, W_UK, W_UV, W_O
+        attention = x.h * x.qLora + x.qLora + x.qLora * x.heads * (x.dNope + x.dRope) + x.h * x.kvLora + x.h * x.dRope
+            + x.kvLora + x.kvLora * x.heads * (x.dNope + x.dV) + x.heads * x.dV * x.h;
+    else // W_Q, W_K, W_V, W_O with grouped-query attention
+        attention = 2 * x.h * x.heads * x.d + 2 * x.h * x.kvHeads * x.d;
+    const double ffn =
+        moeLayer ? x.h * x.experts + x.topK * 3 * x.h * x.expertFfn + 3 * x.h * x.sharedFfn : 3 * x.h * x.ffn;
+    return attention + ffn + 2 * x.h;
+}
+
+/// Decoder-layer parameters a token passes through, summed over the layers (the first `denseLayers` dense).
+double activeDecoderParams(const Dims& x)
+{
+    const double moeLayers = x.moe ? x.layers - x.denseLayers : 0;
+    return (x.layers - moeLayers) * activeLayerParams(x, false) + moeLayers * activeLayerParams(x, true);
+}
 
 } // namespace
 
@@ -184,6 +284,225 @@ private Q_SLOTS:
         QVERIFY2(second.config && second.diagnostics.empty(), qPrintable(dump(second.diagnostics) + qs(written)));
         QVERIFY(*second.config == *first.config);
         QCOMPARE(qs(toYaml(*second.config)), qs(written));
+    }
+
+    // ---- programs: the KV cache, FLOPs per phase, memory ----------------------------------------------------
+
+    void kvCacheBytes_data()
+    {
+        QTest::addColumn<QString>("yaml");
+        auto row = [](const char* name, const char* preset, const char* inference, const char* parallelism) {
+            QTest::newRow(name) << QStringLiteral("workload: inference\nmodel:\n  preset: %1\ninference:\n%2"
+                                                  "parallelism:\n%3")
+                                       .arg(QString::fromLatin1(preset), QString::fromLatin1(inference),
+                                           QString::fromLatin1(parallelism));
+        };
+        // Prompts of 1000 tokens are not a multiple of the block: rounding shows.
+        const char* both = "  batch: 8\n  prompt_tokens: 1000\n  output_tokens: 64\n  decode_steps: 4\n";
+        row("llama3-70b tp8", "llama3-70b", both, "  tp: 8\n");
+        row("llama3-70b tp4 pp2", "llama3-70b", both, "  tp: 4\n  pp: 2\n");
+        row("llama3-70b tp8 fp8 cache, decode only", "llama3-70b",
+            "  batch: 8\n  prompt_tokens: 1000\n  phases: decode\n  kv_cache_dtype: fp8\n", "  tp: 8\n");
+        row("mixtral-8x7b dp8 ep8", "mixtral-8x7b",
+            "  batch: 64\n  prompt_tokens: 1000\n  decode_steps: 3\n  block_size: 32\n", "  dp: 8\n  ep: 8\n");
+        row("deepseek-v3 dp8 ep8 (MLA)", "deepseek-v3", "  batch: 256\n  prompt_tokens: 1000\n", "  dp: 8\n  ep: 8\n");
+        row("deepseek-v3 tp8 (MLA latent on every tp rank)", "deepseek-v3", "  batch: 32\n  prompt_tokens: 1000\n",
+            "  tp: 8\n");
+        row("llama3-70b tp4 cp2 prefill", "llama3-70b", "  batch: 8\n  prompt_tokens: 4040\n  phases: prefill\n",
+            "  tp: 4\n  cp: 2\n  sequence_parallel: true\n");
+        // The serving example of resources/serving.
+        QFile example(QStringLiteral(STAGECRAFT_SOURCE_DIR "/resources/serving/llama3-70b-h100-tp8.yaml"));
+        QVERIFY(example.open(QIODevice::ReadOnly));
+        QTest::newRow("resources/serving/llama3-70b-h100-tp8.yaml") << QString::fromUtf8(example.readAll());
+    }
+
+    void kvCacheBytes()
+    {
+        // Per rank of stage s, with B sequences over dp replicas, n decode steps, block b, e bytes per element:
+        //   layers_s * (B/dp) * T * E * e, where the positions allocated per sequence are
+        //   T = ceil(P/cp / b) * b after a prefill-only program, and T = ceil((P + n) / b) * b otherwise (the
+        //   prompt in whole blocks plus one block each time a decode step's position P + k - 1 starts one);
+        //   E = 2 * kv_heads/tp * head_dim for GQA (keys and values), kv_lora_rank + qk_rope_head_dim for MLA (the
+        //   latent and the shared rotary key, held whole on every tp rank: MLA has no per-head cache to split).
+        QFETCH(QString, yaml);
+        const std::optional<Config> config = serving(yaml.toStdString());
+        QVERIFY(config);
+        const std::shared_ptr<const SynthesisResult> r = synthesized(*config);
+        QVERIFY(r);
+        const ModelConfig& m = config->model;
+        const ParallelismConfig& p = config->parallelism;
+        const InferenceConfig& in = config->inference;
+        const int64_t prompt = promptTokens(*config);
+        const int64_t steps = decodeSteps(in);
+        const int64_t block = in.blockSize;
+        const int64_t positions =
+            steps == 0 ? (prompt / p.cp + block - 1) / block * block : (prompt + steps + block - 1) / block * block;
+        const int64_t headDim = m.headDim > 0 ? m.headDim : m.hidden / m.heads;
+        const int64_t perPosition =
+            m.kvLoraRank > 0 ? m.kvLoraRank + m.qkRopeHeadDim : 2 * (m.kvHeads / p.tp) * headDim;
+        const int64_t elementBytes = in.kvCacheDtype == KvCacheDtype::Fp8 ? 1 : 2;
+        QCOMPARE(int64_t(r->summaries.size()), p.pp);
+        for (const ClassSummary& s : r->summaries) {
+            const int64_t expected = m.layers / p.pp * (in.batch / p.dp) * positions * perPosition * elementBytes;
+            QCOMPARE(s.kvCacheBytes, expected);
+            // The timeline holds the whole cache at the end, inside the peak; activations_peak leaves it out.
+            const MemoryTimeline& t = r->memory[static_cast<size_t>(s.stage)];
+            QVERIFY(!t.series.empty());
+            QCOMPARE(t.series.back()[static_cast<size_t>(MemoryCategory::KvCache)], expected);
+            QVERIFY(s.peakBytes >= s.weightBytes + expected);
+            // Serving holds no gradients and no optimizer state.
+            QCOMPARE(s.gradientBytes, int64_t(0));
+            QCOMPARE(s.optimizerBytes, int64_t(0));
+        }
+    }
+
+    void cacheGrowsEachDecodeStep()
+    {
+        // Blocks of 1 token: every decode step allocates each layer's next position, so the cache on the timeline
+        // at the end of step k is L * B * (P + k) * 2 * kv_heads/tp * head_dim * 2 bytes (tiny: 2 layers, 4 kv heads
+        // of 32). It never shrinks while the programs run.
+        const std::optional<Config> config = serving("workload: inference\nmodel:\n  preset: tiny\ninference:\n"
+                                                     "  batch: 2\n  prompt_tokens: 20\n  output_tokens: 8\n"
+                                                     "  decode_steps: 5\n  block_size: 1\n");
+        QVERIFY(config);
+        const std::shared_ptr<const SynthesisResult> r = synthesized(*config);
+        QVERIFY(r);
+        const ClassProgram& program = r->classes.front();
+        const MemoryTimeline& t = r->memory.front();
+        const auto cacheAt = [&](size_t step) { return t.series[step][static_cast<size_t>(MemoryCategory::KvCache)]; };
+        const int64_t perPosition = 2 * 2 * 4 * 32 * 2; // layers * (K, V) * kv_heads * head_dim * bytes
+        int64_t previous = 0;
+        std::vector<int64_t> endOfStep(6, -1);
+        for (size_t i = 0; i < program.nodes.size(); ++i) {
+            QVERIFY(cacheAt(i) >= previous);
+            previous = cacheAt(i);
+            const ProgramNode& n = program.nodes[i];
+            if (n.kind == NodeKind::Compute && n.op >= 0)
+                endOfStep[static_cast<size_t>(r->graph->ops[static_cast<size_t>(n.op)].step)] = cacheAt(i);
+        }
+        for (int64_t k = 0; k <= 5; ++k)
+            QCOMPARE(endOfStep[static_cast<size_t>(k)], 2 * (20 + k) * perPosition);
+    }
+
+    void decodeFlopsPerToken_data()
+    {
+        QTest::addColumn<QString>("yaml");
+        QTest::newRow("llama3-70b tp8") << QStringLiteral("workload: inference\nmodel:\n  preset: llama3-70b\n"
+                                                          "inference:\n  batch: 8\n  prompt_tokens: 2000\n"
+                                                          "parallelism:\n  tp: 8\n");
+        QTest::newRow("llama3-70b tp4 pp2") << QStringLiteral("workload: inference\nmodel:\n  preset: llama3-70b\n"
+                                                              "inference:\n  batch: 8\n  prompt_tokens: 2000\n"
+                                                              "parallelism:\n  tp: 4\n  pp: 2\n");
+        QTest::newRow("mixtral-8x7b dp8 ep8") << QStringLiteral("workload: inference\nmodel:\n  preset: mixtral-8x7b\n"
+                                                                "inference:\n  batch: 64\n  prompt_tokens: 2000\n"
+                                                                "parallelism:\n  dp: 8\n  ep: 8\n");
+        QTest::newRow("deepseek-v3 dp8 ep8 (MLA, absorbed)")
+            << QStringLiteral("workload: inference\nmodel:\n  preset: deepseek-v3\ninference:\n  batch: 256\n"
+                              "  prompt_tokens: 2000\nparallelism:\n  dp: 8\n  ep: 8\n");
+    }
+
+    void decodeFlopsPerToken()
+    {
+        // A decode step runs one token of each of the B sequences. Per token, the weights it passes through cost
+        // 2 * N_activated (the embedding is a gather: N_activated counts the decoder layers, the final norm and the
+        // LM head, and for MoE the router and top_k experts of each MoE layer), and attention over the L = P + k
+        // cached positions of step k costs, per layer and query head and position,
+        //   GQA: 2 * (head_dim + head_dim)               (q.k and p.v, Vaswani et al. 2017)
+        //   MLA absorbed: 2 * (kv_lora + rope) + 2 * kv_lora (scores against the latent and the rotary key, then
+        //   the context in latent space; DeepSeek-V2 section 2.1.2). Its W_UK and W_UV products, once per token,
+        //   are 2 * their parameters and so part of 2 * N_activated.
+        // So F_k / B = 2 * N_activated + 2 * layers * heads * L * c, within 1 % (norms, RoPE, SwiGLU, softmax and
+        // the sampler are O(h) per token and left out).
+        QFETCH(QString, yaml);
+        const std::optional<Config> config = serving(yaml.toStdString());
+        QVERIFY(config);
+        const std::shared_ptr<const SynthesisResult> r = synthesized(*config);
+        QVERIFY(r);
+        const Dims x = dimsOf(config->model);
+        const double activated = activeDecoderParams(x) + x.h + x.h * x.vocab;
+        const double perPosition = x.mla ? 2 * (x.kvLora + x.dRope) + 2 * x.kvLora : 2 * (x.d + x.d);
+        const double batch = double(config->inference.batch);
+        const double prompt = double(promptTokens(*config));
+        QCOMPARE(decodeSteps(config->inference), int64_t(4));
+        for (int32_t k = 1; k <= 4; ++k) {
+            const double expected = 2 * activated + x.layers * x.heads * (prompt + k) * perPosition;
+            const double measured = phaseFlops(*r, k) / batch;
+            QVERIFY2(std::abs(measured / expected - 1) < 0.01,
+                qPrintable(
+                    QStringLiteral("step %1: %2 FLOP per token, expected %3").arg(k).arg(measured).arg(expected)));
+        }
+        // Each later step attends over one more position: the difference of steps 4 and 1 is the attention of 3
+        // positions (2 % for the softmax of each score, 5 FLOPs next to 4*head_dim).
+        const double grown = (phaseFlops(*r, 4) - phaseFlops(*r, 1)) / batch;
+        const double expectedGrowth = 3 * x.layers * x.heads * perPosition;
+        QVERIFY2(grown >= expectedGrowth && grown < expectedGrowth * 1.02,
+            qPrintable(QStringLiteral("%1 vs %2").arg(grown).arg(expectedGrowth)));
+    }
+
+    void prefillFlops_data()
+    {
+        decodeFlopsPerToken_data();
+    }
+
+    void prefillFlops()
+    {
+        // The prefill runs the P prompt tokens of each sequence through the decoder layers (2 * N_decoder * P, MoE:
+        // the activated parameters), the LM head for the last position only (2 * h * V), and causal attention:
+        // per layer and head, the P^2/2 (query, key) pairs of the lower triangle (our causal convention: half of
+        // the P x P work) at 2 * (d_qk + d_v) each, d_qk = head_dim (MLA: qk_nope + qk_rope) and d_v = head_dim
+        // (MLA: v_head_dim, the un-absorbed form, as training runs it). Within 1 %.
+        QFETCH(QString, yaml);
+        const std::optional<Config> config = serving(yaml.toStdString());
+        QVERIFY(config);
+        const std::shared_ptr<const SynthesisResult> r = synthesized(*config);
+        QVERIFY(r);
+        const Dims x = dimsOf(config->model);
+        const double prompt = double(promptTokens(*config));
+        const double qk = x.mla ? x.dNope + x.dRope : x.d;
+        const double v = x.mla ? x.dV : x.d;
+        const double expected = 2 * activeDecoderParams(x) * prompt + 2 * x.h * x.vocab
+            + x.layers * x.heads * prompt * prompt / 2 * 2 * (qk + v);
+        const double measured = phaseFlops(*r, 0) / double(config->inference.batch);
+        QVERIFY2(std::abs(measured / expected - 1) < 0.01,
+            qPrintable(QStringLiteral("%1 FLOP per sequence, expected %2").arg(measured).arg(expected)));
+    }
+
+    void weightsOnly()
+    {
+        // llama3-70b on tp8: each rank holds 1/8 of every matrix (the vocabulary padded to 129024, a multiple of
+        // 128*8) and every norm weight whole, in bf16; nothing else is resident.
+        const std::optional<Config> config = serving("workload: inference\nmodel:\n  preset: llama3-70b\n"
+                                                     "inference:\n  batch: 8\n  prompt_tokens: 1000\n"
+                                                     "parallelism:\n  tp: 8\n");
+        QVERIFY(config);
+        const std::shared_ptr<const SynthesisResult> r = synthesized(*config);
+        QVERIFY(r);
+        const int64_t h = 8192, f = 28672, heads = 64, kv = 8, d = 128, layers = 80, vpad = 129024, tp = 8;
+        const int64_t matrices = layers * (2 * h * heads * d + 2 * h * kv * d + 3 * h * f) + 2 * vpad * h;
+        const int64_t norms = layers * 2 * h + h;
+        QCOMPARE(r->summaries.front().weightBytes, 2 * (matrices / tp + norms));
+    }
+
+    void pipelineSendsTokensBack()
+    {
+        // tp4 pp2, 8 sequences in 2 micro-batches of 4: the last stage samples each micro-batch's next token and
+        // sends it to the first stage for the prefill and every decode step but the last (4 steps: 4 sends per
+        // micro-batch, 4 sequences * 4 bytes each); the first stage sends each phase's hidden states forward,
+        // 4 * P * h * 2 bytes in the prefill and 4 * h * 2 in a decode step.
+        const std::optional<Config> config = serving("workload: inference\nmodel:\n  preset: llama3-70b\n"
+                                                     "inference:\n  batch: 8\n  prompt_tokens: 1000\n"
+                                                     "parallelism:\n  tp: 4\n  pp: 2\n");
+        QVERIFY(config);
+        const std::shared_ptr<const SynthesisResult> r = synthesized(*config);
+        QVERIFY(r);
+        QCOMPARE(r->cost.microBatches, int64_t(2));
+        const ClassSummary& first = r->summaries[0];
+        const ClassSummary& last = r->summaries[1];
+        QCOMPARE(last.sendCount, int64_t(2 * 4));
+        QCOMPARE(last.sendBytes, int64_t(2 * 4 * 4 * 4));
+        QCOMPARE(first.recvCount, int64_t(2 * 4));
+        QCOMPARE(first.sendCount, int64_t(2 * 5));
+        QCOMPARE(first.sendBytes, int64_t(2 * (4 * 1000 * 8192 * 2 + 4 * 4 * 8192 * 2)));
     }
 };
 
