@@ -5,6 +5,8 @@
 #include "config/configvalidator.h"
 #include "config/configwriter.h"
 #include "config/diagnostic.h"
+#include "estimate/stepestimate.h"
+#include "estimate/sweep.h"
 #include "memory/memorytimeline.h"
 #include "synthesis/synthesis.h"
 
@@ -481,6 +483,26 @@ private Q_SLOTS:
         const int64_t matrices = layers * (2 * h * heads * d + 2 * h * kv * d + 3 * h * f) + 2 * vpad * h;
         const int64_t norms = layers * 2 * h + h;
         QCOMPARE(r->summaries.front().weightBytes, 2 * (matrices / tp + norms));
+    }
+
+    void noTrainingEstimate()
+    {
+        // The step-time estimate models a training iteration; for serving it says it has none rather than
+        // answering with one (the views and `report` show no estimate), and so does the sweep.
+        const std::optional<Config> config = serving(kServing);
+        QVERIFY(config);
+        const std::shared_ptr<const SynthesisResult> r = synthesized(*config);
+        QVERIFY(r);
+        std::string error;
+        const std::optional<GpuSpec> gpu = gpuForConfig(r->config, error);
+        QVERIFY2(gpu, error.c_str());
+        StepEstimate estimate;
+        QVERIFY(!estimateStep(*r, *gpu, EstimateOptions {}, estimate, error));
+        QVERIFY2(error.find("no step-time estimate for inference") != std::string::npos, error.c_str());
+        // Nor does the sweep rank serving plans by a training step time.
+        const SweepResult swept = sweep(*config, 4, *gpu, EstimateOptions {}, nullptr, SweepOptions {});
+        QCOMPARE(swept.candidates, int64_t(0));
+        QVERIFY2(swept.error.find("serving sweep") != std::string::npos, swept.error.c_str());
     }
 
     void pipelineSendsTokensBack()
