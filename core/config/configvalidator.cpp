@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <numeric>
 #include <string>
 #include <string_view>
 
@@ -316,6 +317,21 @@ namespace {
                     "batch=" + str(in.batch) + " is not divisible by dp*pp = " + str(p.dp) + "*" + str(p.pp)
                         + (split < 0 ? std::string() : " = " + str(split))
                         + " (each data-parallel replica splits its sequences into pp pipeline micro-batches)");
+        }
+        // A decode step routes one token per sequence: each data-parallel rank's (batch/pp/dp)*top_k routed tokens
+        // are spread evenly over the experts (the uniform mean, as for training), which must come out whole.
+        const ModelConfig& m = c.model;
+        if (runsDecode(in) && m.family == Family::Moe && m.experts > 0 && m.topK > 0 && in.batch > 0 && p.dp > 0
+            && p.pp > 0 && in.batch % (p.dp * p.pp) == 0) {
+            const int64_t slots = product(in.batch / p.pp, m.topK);
+            const int64_t over = product(m.experts, p.dp);
+            if (slots > 0 && over > 0 && slots % over != 0) {
+                const int64_t perMicroBatch = std::lcm(p.dp, over / std::gcd(m.topK, over));
+                v.error("inference.batch",
+                    "a decode step routes (batch/pp)*top_k = " + str(slots) + " tokens, not divisible by experts*dp = "
+                        + str(m.experts) + "*" + str(p.dp) + " (each rank's tokens spread evenly over the experts); "
+                        + "the smallest batch that is: " + str(perMicroBatch * p.pp));
+            }
         }
         if (p.cp > 1 && runsDecode(in))
             v.error("parallelism.cp",

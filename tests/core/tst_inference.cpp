@@ -229,6 +229,10 @@ private Q_SLOTS:
         row("zero", "pp: 2", "pp: 2\n  zero: 1", 16, 9, "parallelism.zero", "inference holds its weights whole");
         row("interleaved", "pp: 2", "pp: 2\n  schedule: interleaved\n  virtual_stages: 2", 17, 19,
             "parallelism.virtual_stages", "the interleaved schedule (virtual_stages > 1) is for training");
+        row("moe decode routing", "preset: tiny", "preset: tiny\n  family: moe\n  experts: 16\n  top_k: 2", 9, 10,
+            "inference.batch",
+            "a decode step routes (batch/pp)*top_k = 8 tokens, not divisible by experts*dp = 16*1 (each rank's tokens "
+            "spread evenly over the experts); the smallest batch that is: 16");
         row("recompute", "parallelism:", "training:\n  recompute: full\nparallelism:", 14, 14, "training.recompute",
             "inference has no backward, expected none");
     }
