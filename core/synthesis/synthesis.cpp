@@ -381,11 +381,13 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
                     + std::to_string(padded) + " (a multiple of 128*tp, as Megatron-LM does); params count the "
                     + "published vocabulary, per-rank bytes the padded one",
                 "model.vocab"));
-        if (config.model.tiedEmbeddings && pp > 1)
+        // Both concern the gradient of a shared embedding: serving has none (and leaves the MTP modules out).
+        const bool training = !isInference(config);
+        if (training && config.model.tiedEmbeddings && pp > 1)
             result->warnings.push_back(warning("tied embeddings with pp > 1: the first and last stage each hold the "
                                                "embedding; the all-reduce of its gradient between them is not modelled",
                 "model.tied_embeddings"));
-        else if (config.model.mtpModules > 0 && pp > 1)
+        else if (training && config.model.mtpModules > 0 && pp > 1)
             result->warnings.push_back(warning("multi-token prediction with pp > 1: the first and last stage each hold "
                                                "the embedding; the all-reduce of its gradient between them is not "
                                                "modelled",

@@ -509,6 +509,28 @@ private Q_SLOTS:
         QVERIFY2(swept.error.find("serving sweep") != std::string::npos, swept.error.c_str());
     }
 
+    void tiedEmbeddingsOnAPipeline()
+    {
+        // gpt2 ties its head to the embedding: with pp 2 the first stage holds it for the embedding and the last
+        // for the head (vocab 50257 padded to 50304 = 393 * 128; h 768; bf16), and no warning about the gradient
+        // all-reduce between them, which serving does not have.
+        const std::optional<Config> config = serving("workload: inference\nmodel:\n  preset: gpt2\ninference:\n"
+                                                     "  batch: 4\n  prompt_tokens: 128\nparallelism:\n  pp: 2\n");
+        QVERIFY(config);
+        const std::shared_ptr<const SynthesisResult> r = synthesized(*config);
+        QVERIFY(r);
+        for (const Diagnostic& d : r->warnings)
+            QVERIFY2(d.keyPath != "model.tied_embeddings", d.message.c_str());
+        const auto holds = [&](const ClassProgram& program) {
+            for (const Buffer& b : program.buffers)
+                if (b.resident && b.tensor >= 0 && r->graph->tensor(TensorId { b.tensor }).name == "embedding.weight")
+                    return b.bytes;
+            return int64_t(0);
+        };
+        QCOMPARE(holds(r->classes[0]), int64_t(50304) * 768 * 2);
+        QCOMPARE(holds(r->classes[1]), int64_t(50304) * 768 * 2);
+    }
+
     void pipelineSendsTokensBack()
     {
         // tp4 pp2, 8 sequences in 2 micro-batches of 4: the last stage samples each micro-batch's next token and
