@@ -83,4 +83,39 @@ const char* toString(MeshAxis a)
     return "?";
 }
 
+const char* toString(Workload w)
+{
+    switch (w) {
+    case Workload::Training:
+        return "training";
+    case Workload::Inference:
+        return "inference";
+    }
+    return "?";
+}
+
+const char* toString(InferencePhases p)
+{
+    switch (p) {
+    case InferencePhases::Prefill:
+        return "prefill";
+    case InferencePhases::Decode:
+        return "decode";
+    case InferencePhases::Both:
+        return "both";
+    }
+    return "?";
+}
+
+const char* toString(KvCacheDtype d)
+{
+    switch (d) {
+    case KvCacheDtype::Bf16:
+        return "bf16";
+    case KvCacheDtype::Fp8:
+        return "fp8";
+    }
+    return "?";
+}
+
 } // namespace stagecraft

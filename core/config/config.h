@@ -40,6 +40,26 @@ enum class Schedule
     Interleaved
 };
 
+/// What the programs describe (YAML `workload`).
+enum class Workload
+{
+    Training, ///< one training iteration: forward, backward, optimizer step
+    Inference ///< serving: a prefill and decode steps, forward only, with a KV cache (the `inference` section)
+};
+/// Which serving phases the programs hold (YAML `inference.phases`).
+enum class InferencePhases
+{
+    Prefill, ///< the prompt only: fills the KV cache and computes the first token's logits
+    Decode, ///< decode steps only, against a cache of the prompt that is already resident (disaggregated serving)
+    Both ///< a prefill, then the decode steps
+};
+/// Element type of the KV cache (YAML `inference.kv_cache_dtype`).
+enum class KvCacheDtype
+{
+    Bf16,
+    Fp8
+};
+
 /// Mesh axes. The four spatial axes split tensors; pp is temporal (pipeline stages) and never appears in shapes.
 enum class MeshAxis : uint8_t
 {
@@ -123,6 +143,20 @@ struct TrainingConfig
     friend bool operator==(const TrainingConfig&, const TrainingConfig&) = default;
 };
 
+/// Serving setup (YAML `inference:`), used when Config::workload is Inference.
+struct InferenceConfig
+{
+    int64_t batch = 1; ///< concurrent sequences over all data-parallel replicas
+    int64_t promptTokens = 0; ///< tokens of each prompt; 0 = model.seq_len
+    int64_t outputTokens = 128; ///< tokens generated per sequence (the first by the prefill, the rest by decode steps)
+    InferencePhases phases = InferencePhases::Both;
+    int64_t decodeSteps = 0; ///< decode steps written to the programs; 0 = min(4, output_tokens - 1)
+    KvCacheDtype kvCacheDtype = KvCacheDtype::Bf16;
+    int64_t blockSize = 16; ///< paged-cache block in tokens: a sequence's cache is allocated in whole blocks
+
+    friend bool operator==(const InferenceConfig&, const InferenceConfig&) = default;
+};
+
 /// Parallelism plan (YAML `parallelism:`). World size = dp * tp * pp * cp; ep divides dp (Megatron style).
 struct ParallelismConfig
 {
@@ -203,8 +237,10 @@ void setDefaultMaxProgramNodes(int64_t nodes);
 struct Config
 {
     std::string name = "workload"; ///< used for output file names; no path separators
+    Workload workload = Workload::Training;
     ModelConfig model;
-    TrainingConfig training;
+    TrainingConfig training; ///< inference uses only its `precision` (weights and activations)
+    InferenceConfig inference; ///< used only when workload is Inference
     ParallelismConfig parallelism;
     ClusterConfig cluster;
     /// Not a YAML field: the largest estimatedProgramNodes() validation accepts (config/programsize.h; the
@@ -215,6 +251,42 @@ struct Config
     friend bool operator==(const Config&, const Config&) = default;
 };
 
+/// Whether the config describes serving (Config::inference) rather than a training iteration.
+inline bool isInference(const Config& c)
+{
+    return c.workload == Workload::Inference;
+}
+/// Tokens of each prompt: inference.prompt_tokens, or model.seq_len when that is 0.
+inline int64_t promptTokens(const Config& c)
+{
+    return c.inference.promptTokens > 0 ? c.inference.promptTokens : c.model.seqLen;
+}
+inline bool runsPrefill(const InferenceConfig& i)
+{
+    return i.phases != InferencePhases::Decode;
+}
+inline bool runsDecode(const InferenceConfig& i)
+{
+    return i.phases != InferencePhases::Prefill;
+}
+/// Decode steps in the programs: none without the decode phase, else inference.decode_steps, or when that is 0
+/// min(4, output_tokens - 1) (the prefill produces the first output token; four steps show the cache growing
+/// and keep the programs small, and every later step differs from them only in its context length).
+inline int64_t decodeSteps(const InferenceConfig& i)
+{
+    if (!runsDecode(i))
+        return 0;
+    if (i.decodeSteps > 0)
+        return i.decodeSteps;
+    const int64_t rest = i.outputTokens - 1;
+    return rest < 0 ? 0 : rest < 4 ? rest : 4;
+}
+/// Bytes per element of the KV cache.
+inline int kvCacheElementBytes(KvCacheDtype d)
+{
+    return d == KvCacheDtype::Fp8 ? 1 : 2;
+}
+
 // Text forms used in YAML and reports ("llama", "bf16", "1f1b", "tp", ...).
 const char* toString(Family f);
 const char* toString(Precision p);
@@ -222,6 +294,9 @@ const char* toString(Recompute r);
 const char* toString(Schedule s);
 const char* toString(AttentionKernel a);
 const char* toString(MeshAxis a);
+const char* toString(Workload w);
+const char* toString(InferencePhases p);
+const char* toString(KvCacheDtype d);
 
 /// Bytes per element of a precision's compute dtype (fp32: 4, fp16/bf16: 2).
 inline int bytesPerElement(Precision p)

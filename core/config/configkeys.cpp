@@ -11,6 +11,10 @@ const std::vector<ConfigKeyInfo>& configKeys()
         { "name", "workload", false,
             "Names the output files (`<name>.<rank>.et`, `<name>.json`); no `/`, `\\` or `..`. A preset's name "
             "when the config is a preset or has `model.preset`." },
+        { "workload", "training", false,
+            "`training` (one iteration: forward, backward, optimizer step) or `inference` (serving: a prefill and "
+            "decode steps with a KV cache, forward only; the `inference` section). For inference only "
+            "`training.precision` of the training section is used, and the training section may be left out." },
         { "model.preset", "", false,
             "Start from the model keys of this built-in preset (`stagecraft presets`); keys given here override "
             "them. Without it the model keys marked required must be given." },
@@ -105,6 +109,26 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "Estimate only: the weight-gradient GEMM accumulates into the main gradient itself (Megatron-LM "
             "`--gradient-accumulation-fusion`, its default since 2022). Off, as in Megatron-LM of 2021, every "
             "micro-batch's weight gradient is added to it by a separate memory-bound kernel." },
+        { "inference.batch", "1", false,
+            "inference: concurrent sequences over all data-parallel replicas; divisible by `dp*pp` (each replica's "
+            "sequences are split into `pp` pipeline micro-batches, one per stage in flight)." },
+        { "inference.prompt_tokens", "0", false,
+            "inference: tokens of each prompt; 0 = `model.seq_len`. Divisible by `cp` (and `cp*tp` with "
+            "`sequence_parallel`)." },
+        { "inference.output_tokens", "128", false,
+            "inference: tokens generated per sequence; the prefill computes the first, each decode step one more." },
+        { "inference.phases", "both", false,
+            "inference: `prefill` (the prompt with causal attention, writing the KV cache; logits of the last "
+            "position only), `decode` (decode steps against a prompt cache already resident) or `both`. `cp` > 1 "
+            "only with `prefill`." },
+        { "inference.decode_steps", "0", false,
+            "inference: decode steps written to the programs, the first ones of the generation (step k attends over "
+            "`prompt_tokens + k` tokens), at most `output_tokens - 1`; 0 = min(4, `output_tokens - 1`)." },
+        { "inference.kv_cache_dtype", "bf16", false,
+            "inference: element type of the KV cache, `bf16` or `fp8` (1 byte)." },
+        { "inference.block_size", "16", false,
+            "inference: paged KV-cache block in tokens (vLLM's default 16); each sequence's cache is allocated in "
+            "whole blocks." },
         { "parallelism.dp", "1", false,
             "Data-parallel degree. World size is `dp*tp*pp*cp`; expert parallelism is carved out of dp." },
         { "parallelism.tp", "1", false,

@@ -33,7 +33,8 @@ namespace {
     /// Preset chains (a preset whose model names another preset) longer than this are reported as a cycle.
     constexpr size_t kMaxPresetDepth = 8;
 
-    const std::vector<std::string_view> kTopKeys { "name", "model", "training", "parallelism", "cluster" };
+    const std::vector<std::string_view> kTopKeys { "name", "workload", "model", "training", "inference", "parallelism",
+        "cluster" };
     const std::vector<std::string_view> kModelKeys { "preset", "hf_config", "family", "layers", "hidden", "ffn_hidden",
         "heads", "kv_heads", "vocab", "seq_len", "experts", "top_k", "expert_ffn_hidden", "shared_expert_ffn_hidden",
         "causal_mask", "tied_embeddings", "rope_theta", "attention", "head_dim", "qk_norm", "qkv_bias", "q_lora_rank",
@@ -45,6 +46,8 @@ namespace {
         "schedule", "virtual_stages", "rank_order", "gradient_bucket_mb", "expert_tp", "first_stage_layers",
         "last_stage_layers", "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split",
         "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "overlap_p2p_comm" };
+    const std::vector<std::string_view> kInferenceKeys { "batch", "prompt_tokens", "output_tokens", "phases",
+        "decode_steps", "kv_cache_dtype", "block_size" };
     const std::vector<std::string_view> kClusterKeys { "preset", "gpu", "gpus_per_node", "intra_node_bandwidth_gbps",
         "inter_node_bandwidth_gbps", "intra_node_efficiency", "inter_node_efficiency", "intra_node_latency_us",
         "inter_node_latency_us", "kernel_launch_us", "gemm_efficiency", "attention_efficiency", "hbm_efficiency" };
@@ -109,6 +112,12 @@ namespace {
         { "selective", Recompute::Selective }, { "full", Recompute::Full } };
     const std::vector<EnumName<Schedule>> kSchedules { { "gpipe", Schedule::GPipe }, { "1f1b", Schedule::OneFOneB },
         { "interleaved", Schedule::Interleaved } };
+    const std::vector<EnumName<Workload>> kWorkloads { { "training", Workload::Training },
+        { "inference", Workload::Inference } };
+    const std::vector<EnumName<InferencePhases>> kPhases { { "prefill", InferencePhases::Prefill },
+        { "decode", InferencePhases::Decode }, { "both", InferencePhases::Both } };
+    const std::vector<EnumName<KvCacheDtype>> kKvCacheDtypes { { "bf16", KvCacheDtype::Bf16 },
+        { "fp8", KvCacheDtype::Fp8 } };
     const std::vector<EnumName<MeshAxis>> kAxes { { "dp", MeshAxis::Dp }, { "tp", MeshAxis::Tp },
         { "cp", MeshAxis::Cp }, { "ep", MeshAxis::Ep }, { "pp", MeshAxis::Pp } };
 
@@ -327,13 +336,15 @@ namespace {
 
             config.name = !defaultName.empty() ? defaultName : !modelPreset.empty() ? modelPreset : config.name;
             readString(top.get("name"), "name", config.name);
+            readEnum(top.get("workload"), "workload", kWorkloads, config.workload);
 
             if (modelSection)
                 readModel(*modelSection, config.model);
             else
                 error(documentStart(root), "model",
                     "missing required section 'model' (give model.preset: NAME or the model keys)");
-            readTraining(top.get("training"), documentStart(root), config.training);
+            readTraining(top.get("training"), documentStart(root), isInference(config), config.training);
+            readInference(top.get("inference"), config.inference);
             readParallelism(top.get("parallelism"), config.parallelism);
             readCluster(top.get("cluster"), config.cluster);
             return config;
@@ -617,8 +628,11 @@ namespace {
                 m.expertFfnHidden = m.ffnHidden;
         }
 
-        void readTraining(const Entry* sectionEntry, const SourceLocation& documentStart, TrainingConfig& t)
+        void readTraining(
+            const Entry* sectionEntry, const SourceLocation& documentStart, bool inference, TrainingConfig& t)
         {
+            if (!sectionEntry && inference)
+                return; // serving reads only training.precision, which has a default
             if (!sectionEntry) {
                 error(documentStart, "training.global_batch",
                     "missing required key 'global_batch' (no training section)");
@@ -626,7 +640,7 @@ namespace {
             }
             const Section s = section(sectionEntry->value, "training", kTrainingKeys);
             if (!readInteger(s.get("global_batch"), "training.global_batch", 1, t.globalBatch) && !s.get("global_batch")
-                && !alreadyReported("training"))
+                && !alreadyReported("training") && !inference)
                 missing(*sectionEntry, "training.global_batch", "global_batch", {});
             readInteger(s.get("micro_batch"), "training.micro_batch", 1, t.microBatch);
             readEnum(s.get("precision"), "training.precision", kPrecisions, t.precision);
@@ -636,6 +650,21 @@ namespace {
             readEnum(s.get("grad_reduce_dtype"), "training.grad_reduce_dtype", kPrecisions, t.gradReduceDtype);
             readBool(s.get("gradient_accumulation_fusion"), "training.gradient_accumulation_fusion",
                 t.gradientAccumulationFusion);
+        }
+
+        /// The inference section; read (and checked) whatever the workload, used only for inference.
+        void readInference(const Entry* sectionEntry, InferenceConfig& i)
+        {
+            if (!sectionEntry)
+                return;
+            const Section s = section(sectionEntry->value, "inference", kInferenceKeys);
+            readInteger(s.get("batch"), "inference.batch", 1, i.batch);
+            readInteger(s.get("prompt_tokens"), "inference.prompt_tokens", 0, i.promptTokens);
+            readInteger(s.get("output_tokens"), "inference.output_tokens", 1, i.outputTokens);
+            readEnum(s.get("phases"), "inference.phases", kPhases, i.phases);
+            readInteger(s.get("decode_steps"), "inference.decode_steps", 0, i.decodeSteps);
+            readEnum(s.get("kv_cache_dtype"), "inference.kv_cache_dtype", kKvCacheDtypes, i.kvCacheDtype);
+            readInteger(s.get("block_size"), "inference.block_size", 1, i.blockSize);
         }
 
         void readParallelism(const Entry* sectionEntry, ParallelismConfig& p)

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <numeric>
 #include <string>
 #include <string_view>
 
@@ -281,6 +282,89 @@ namespace {
                     + toString(t.gradReduceDtype));
     }
 
+    /// Serving (workload: inference). The training keys that change what a forward-only program is are refused
+    /// rather than ignored, so that a config never claims something its programs do not do: ZeRO (weights are held
+    /// whole for serving), recompute (there is no backward) and the interleaved schedule (a request's micro-batch
+    /// passes each stage once per step). The gradient and overlap keys only concern training and are ignored.
+    void validateInference(const Config& c, Validator& v)
+    {
+        const InferenceConfig& in = c.inference;
+        const ParallelismConfig& p = c.parallelism;
+        v.positive("inference.batch", in.batch);
+        v.nonNegative("inference.prompt_tokens", in.promptTokens);
+        v.positive("inference.output_tokens", in.outputTokens);
+        v.nonNegative("inference.decode_steps", in.decodeSteps);
+        v.positive("inference.block_size", in.blockSize);
+        const int64_t prompt = promptTokens(c);
+        if (prompt <= 0)
+            v.error("inference.prompt_tokens",
+                "expected a positive prompt length (prompt_tokens, or model.seq_len when it is 0), found "
+                    + str(prompt));
+        if (runsDecode(in) && in.outputTokens >= 1) {
+            if (in.outputTokens < 2)
+                v.error("inference.output_tokens",
+                    std::string("phases ") + toString(in.phases)
+                        + " needs output_tokens >= 2: the prefill computes the first token, decode steps the rest");
+            else if (in.decodeSteps > in.outputTokens - 1)
+                v.error("inference.decode_steps",
+                    "decode_steps=" + str(in.decodeSteps) + " exceeds output_tokens - 1 = " + str(in.outputTokens - 1)
+                        + " (the prefill computes the first of the output_tokens)");
+        }
+        if (in.batch > 0 && p.dp > 0 && p.pp > 0) {
+            const int64_t split = product(p.dp, p.pp);
+            if (split < 0 || in.batch % split != 0)
+                v.error("inference.batch",
+                    "batch=" + str(in.batch) + " is not divisible by dp*pp = " + str(p.dp) + "*" + str(p.pp)
+                        + (split < 0 ? std::string() : " = " + str(split))
+                        + " (each data-parallel replica splits its sequences into pp pipeline micro-batches)");
+        }
+        // A decode step routes one token per sequence: each data-parallel rank's (batch/pp/dp)*top_k routed tokens
+        // are spread evenly over the experts (the uniform mean, as for training), which must come out whole.
+        const ModelConfig& m = c.model;
+        if (runsDecode(in) && m.family == Family::Moe && m.experts > 0 && m.topK > 0 && in.batch > 0 && p.dp > 0
+            && p.pp > 0 && in.batch % (p.dp * p.pp) == 0) {
+            const int64_t slots = product(in.batch / p.pp, m.topK);
+            const int64_t over = product(m.experts, p.dp);
+            if (slots > 0 && over > 0 && slots % over != 0) {
+                const int64_t perMicroBatch = std::lcm(p.dp, over / std::gcd(m.topK, over));
+                v.error("inference.batch",
+                    "a decode step routes (batch/pp)*top_k = " + str(slots) + " tokens, not divisible by experts*dp = "
+                        + str(m.experts) + "*" + str(p.dp) + " (each rank's tokens spread evenly over the experts); "
+                        + "the smallest batch that is: " + str(perMicroBatch * p.pp));
+            }
+        }
+        if (p.cp > 1 && runsDecode(in))
+            v.error("parallelism.cp",
+                "cp=" + str(p.cp) + " splits the prompt for the prefill; decode steps of one token are not "
+                    + "context-parallel here: use phases prefill, or cp 1");
+        if (p.cp > 0 && prompt > 0) {
+            if (prompt % p.cp != 0)
+                v.error(
+                    "parallelism.cp", "cp=" + str(p.cp) + " does not divide the prompt of " + str(prompt) + " tokens");
+            else if (p.sequenceParallel && p.tp > 0 && runsPrefill(in)) {
+                const int64_t split = product(p.cp, p.tp);
+                if (split < 0 || prompt % split != 0)
+                    v.error("parallelism.sequence_parallel",
+                        "sequence_parallel needs the prompt of " + str(prompt)
+                            + " tokens divisible by cp*tp = " + str(p.cp) + "*" + str(p.tp));
+            }
+        }
+        if (p.zero != 0)
+            v.error("parallelism.zero",
+                "zero=" + str(p.zero) + " shards training state; inference holds its weights whole, expected 0");
+        if (c.training.recompute != Recompute::None)
+            v.error("training.recompute",
+                std::string("recompute ") + toString(c.training.recompute)
+                    + " re-runs the forward before a backward; inference has no backward, expected none");
+        if (p.schedule == Schedule::Interleaved || p.virtualStages > 1)
+            v.error(p.virtualStages > 1 ? "parallelism.virtual_stages" : "parallelism.schedule",
+                "inference pipelines its micro-batches of requests through the stages once per step; the interleaved "
+                "schedule (virtual_stages > 1) is for training, expected virtual_stages 1");
+        if (c.model.mtpModules > 0)
+            v.warning("model.mtp_modules",
+                "inference leaves out the multi-token prediction modules (speculative decoding is not modelled)");
+    }
+
     /// How the layers are cut over the pipeline stages, with Megatron-LM's rules (megatron/core/transformer/
     /// transformer_config.py, the uneven-PP and account_for_*_in_pipeline_split checks; training/arguments.py):
     /// the even split needs layers divisible by pp*v (with v = 1 Stagecraft also accepts a remainder, given to the
@@ -464,7 +548,7 @@ namespace {
         }
         if (p.sequenceParallel && tpOk && p.tp == 1)
             v.warning("parallelism.sequence_parallel", "sequence_parallel has no effect with tp=1");
-        if (cpOk && m.seqLen > 0) {
+        if (cpOk && m.seqLen > 0 && !isInference(c)) { // inference splits the prompt (validateInference)
             if (m.seqLen % p.cp != 0)
                 v.error("parallelism.cp", "cp=" + str(p.cp) + " does not divide seq_len=" + str(m.seqLen));
             else if (p.sequenceParallel && tpOk) {
@@ -570,7 +654,10 @@ std::vector<Diagnostic> validateConfig(const Config& config)
     Validator v(out);
     validateName(config, v);
     validateModel(config.model, v);
-    validateTraining(config, v);
+    if (isInference(config))
+        validateInference(config, v);
+    else
+        validateTraining(config, v);
     validateParallelism(config, v);
     validateCluster(config.cluster, v);
     if (!hasErrors(out))

@@ -56,6 +56,7 @@ std::string toYaml(const Config& c)
 
     std::string out = "# Stagecraft workload config (every key written; README: Configuration reference)\n";
     out += "name: " + quoted(c.name) + "\n";
+    out += std::string("workload: ") + toString(c.workload) + "\n";
     out += "model:\n";
     if (!m.preset.empty())
         out += "  preset: " + quoted(m.preset) + "\n";
@@ -88,7 +89,8 @@ std::string toYaml(const Config& c)
     out += "  moe_capacity_factor: " + formatNumber(m.moeCapacityFactor) + "\n";
     out += "  moe_routing_imbalance: " + formatNumber(m.moeRoutingImbalance) + "\n";
     out += "training:\n";
-    out += "  global_batch: " + integer(t.globalBatch) + "\n";
+    if (!isInference(c) || t.globalBatch > 0) // serving has no iteration batch: inference.batch
+        out += "  global_batch: " + integer(t.globalBatch) + "\n";
     out += "  micro_batch: " + integer(t.microBatch) + "\n";
     out += std::string("  precision: ") + toString(t.precision) + "\n";
     out += "  optimizer: " + quoted(t.optimizer) + "\n";
@@ -96,6 +98,15 @@ std::string toYaml(const Config& c)
     out += std::string("  main_grad_dtype: ") + toString(t.mainGradDtype) + "\n";
     out += std::string("  grad_reduce_dtype: ") + toString(t.gradReduceDtype) + "\n";
     out += std::string("  gradient_accumulation_fusion: ") + boolText(t.gradientAccumulationFusion) + "\n";
+    const InferenceConfig& in = c.inference;
+    out += "inference:\n";
+    out += "  batch: " + integer(in.batch) + "\n";
+    out += "  prompt_tokens: " + integer(in.promptTokens) + "\n";
+    out += "  output_tokens: " + integer(in.outputTokens) + "\n";
+    out += std::string("  phases: ") + toString(in.phases) + "\n";
+    out += "  decode_steps: " + integer(in.decodeSteps) + "\n";
+    out += std::string("  kv_cache_dtype: ") + toString(in.kvCacheDtype) + "\n";
+    out += "  block_size: " + integer(in.blockSize) + "\n";
     out += "parallelism:\n";
     out += "  dp: " + integer(p.dp) + "\n";
     out += "  tp: " + integer(p.tp) + "\n";

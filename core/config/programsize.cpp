@@ -74,6 +74,11 @@ namespace {
 
     Wide microBatchesPerRank(const Config& config)
     {
+        // Inference: every pipeline micro-batch passes once per phase (the prefill and each decode step), forward
+        // only; counted as whole training passes, an upper bound.
+        if (config.workload == Workload::Inference)
+            return Wide(std::max<int64_t>(1, config.parallelism.pp))
+                * std::max<int64_t>(1, (runsPrefill(config.inference) ? 1 : 0) + decodeSteps(config.inference));
         const TrainingConfig& t = config.training;
         const Wide perStep = Wide(std::max<int64_t>(1, t.microBatch)) * std::max<int64_t>(1, config.parallelism.dp);
         return std::max<Wide>(1, Wide(std::max<int64_t>(0, t.globalBatch)) / perStep);
@@ -103,6 +108,8 @@ int64_t estimatedStageNodes(const Config& config, int64_t stageLayers)
 
 int64_t compressedMicroBatches(const Config& config, int64_t* period)
 {
+    if (config.workload == Workload::Inference)
+        return 0; // a handful of micro-batches: always synthesized in full
     const int64_t m = static_cast<int64_t>(microBatchesPerRank(config));
     const int64_t pp = std::max<int64_t>(1, config.parallelism.pp);
     int64_t kept = 0;

@@ -387,6 +387,11 @@ static bool estimatePrograms(const SynthesisResult& result, const GpuSpec& gpu, 
 bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, StepEstimate& out,
     std::string& error, EstimateSchedule* schedule)
 {
+    if (isInference(result.config)) {
+        // A training iteration's model (MFU, gradient reduction, the optimizer) would mislead for serving.
+        error = "no step-time estimate for inference yet (time to first token and per output token are to come)";
+        return false;
+    }
     if (!result.compression)
         return estimatePrograms(result, gpu, options, out, error, schedule);
     // A compressed result (synthesis.h MicroBatchCompression): its programs and the probe's differ by one period

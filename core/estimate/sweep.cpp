@@ -176,6 +176,11 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
             "the GPU count must be between 1 and " + std::to_string(kMaxWorldSize) + ", found " + std::to_string(gpus);
         return result;
     }
+    if (isInference(base)) {
+        result.error = "the sweep ranks training plans by step time; a serving sweep (throughput under a time per "
+                       "output token limit) is not there yet";
+        return result;
+    }
     if (!(result.peakFlops > 0)) {
         result.error = "GPU " + gpu.name + " has no peak FLOP/s for precision " + toString(base.training.precision);
         return result;

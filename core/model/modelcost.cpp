@@ -3,10 +3,14 @@
 
 #include "model/modelsymbols.h"
 
+#include <algorithm>
+
 namespace stagecraft {
 
 int64_t microBatchesPerIteration(const Config& config)
 {
+    if (isInference(config)) // each replica's requests in pp pipeline micro-batches (validation: batch % (dp*pp))
+        return std::max<int64_t>(1, config.parallelism.pp);
     const int64_t perStep = config.training.microBatch * config.parallelism.dp;
     return perStep > 0 ? config.training.globalBatch / perStep : 0;
 }
@@ -23,8 +27,14 @@ Binding modelBinding(const Config& config, bool padVocabForTp)
     const ModelConfig& m = config.model;
     const ParallelismConfig& p = config.parallelism;
     Binding b;
-    b.set(s.batch, config.training.microBatch * p.dp);
-    b.set(s.seq, m.seqLen);
+    if (isInference(config)) {
+        // Batch is a pipeline micro-batch of requests over all replicas; Seq the prompt.
+        b.set(s.batch, config.inference.batch / microBatchesPerIteration(config));
+        b.set(s.seq, promptTokens(config));
+    } else {
+        b.set(s.batch, config.training.microBatch * p.dp);
+        b.set(s.seq, m.seqLen);
+    }
     b.set(s.dmodel, m.hidden);
     b.set(s.dff, m.ffnHidden);
     b.set(s.head, m.heads);
@@ -72,7 +82,9 @@ bool computeModelCost(
 {
     // Evaluate one sequence exactly (Batch = 1), then scale: every forward and backward op is linear in Batch.
     Binding b = modelBinding(config);
-    const int64_t sequencesPerMicroBatch = config.training.microBatch * config.parallelism.dp;
+    const int64_t sequencesPerMicroBatch = isInference(config)
+        ? config.inference.batch / microBatchesPerIteration(config)
+        : config.training.microBatch * config.parallelism.dp;
     b.set(ModelSymbols::get().batch, 1);
     // Recompute: what the policy re-runs plus what fused attention kernels re-run in their backward; the
     // backward count below leaves the latter out, so forward + backward are model FLOPs (PaLM appendix B).

@@ -10,12 +10,14 @@
 
 namespace stagecraft {
 
-/// Micro-batches each data-parallel replica runs per iteration: global_batch / (micro_batch * dp).
+/// Micro-batches each data-parallel replica runs per iteration: global_batch / (micro_batch * dp). Inference: the
+/// pipeline micro-batches of requests, pp (one per stage in flight).
 int64_t microBatchesPerIteration(const Config& config);
 
 /// Binding of the model symbols for `config` with every mesh symbol bound to its degree. `Batch` is the global
-/// micro-batch micro_batch * dp. `Dvocal` is the published vocabulary unless `padVocabForTp`, in which case it is
-/// padded up to a multiple of 128 * tp as Megatron-LM does (make_vocab_size_divisible_by = 128).
+/// micro-batch micro_batch * dp (inference: inference.batch / pp, and `Seq` the prompt). `Dvocal` is the published
+/// vocabulary unless `padVocabForTp`, in which case it is padded up to a multiple of 128 * tp as Megatron-LM does
+/// (make_vocab_size_divisible_by = 128).
 Binding modelBinding(const Config& config, bool padVocabForTp = false);
 
 /// Megatron-LM's padded vocabulary: the smallest multiple of 128 * tp that is >= vocab.

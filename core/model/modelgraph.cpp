@@ -32,6 +32,7 @@ namespace flopcost {
     constexpr int64_t kRouterBwd = 4;
     constexpr int64_t kCombine = 2; // weighted sum of the top-k expert outputs
     constexpr int64_t kAdam = 12; // two moment updates, bias correction, sqrt, divide, update
+    constexpr int64_t kSample = 5; // softmax over the vocabulary and the pick of the next token
 } // namespace flopcost
 
 int ModelGraph::weightIndex(TensorId id) const
@@ -94,6 +95,7 @@ namespace {
         }
 
         std::shared_ptr<const ModelGraph> build();
+        std::shared_ptr<const ModelGraph> buildInference(const InferenceConfig& inference);
 
     private:
         ModelGraph& g()
@@ -105,7 +107,8 @@ namespace {
             std::string name, Labels dims, TensorRole role, int32_t layer, DType dtype, bool requiresGrad)
         {
             Tensor t;
-            t.name = std::move(name);
+            t.name = role == TensorRole::Weight ? std::move(name) : m_phasePrefix + name;
+            t.step = m_step;
             t.dims = std::move(dims);
             t.role = role;
             t.layer = layer;
@@ -117,6 +120,18 @@ namespace {
 
         TensorId weight(const std::string& name, Labels dims, bool expert = false)
         {
+            if (m_inference) {
+                // Serving: every phase uses the same weights, and no gradient exists.
+                if (auto it = m_weightByName.find(name); it != m_weightByName.end())
+                    return it->second;
+                TensorId id = newTensor(name, std::move(dims), TensorRole::Weight, m_layer, m_act, false);
+                g().tensors[static_cast<size_t>(id.value)].isExpertWeight = expert;
+                g().weights.push_back(id);
+                g().weightSlot.resize(g().tensors.size(), -1);
+                g().weightSlot[static_cast<size_t>(id.value)] = static_cast<int32_t>(g().weights.size() - 1);
+                m_weightByName.emplace(name, id);
+                return id;
+            }
             TensorId id = newTensor(name, std::move(dims), TensorRole::Weight, m_layer, m_act, true);
             g().tensors[static_cast<size_t>(id.value)].isExpertWeight = expert;
             g().weights.push_back(id);
@@ -147,7 +162,8 @@ namespace {
         {
             Op op;
             op.kind = kind;
-            op.name = std::move(name);
+            op.name = m_phasePrefix + name;
+            op.step = m_step;
             op.pass = pass;
             op.layer = m_layer;
             op.region = region;
@@ -205,6 +221,8 @@ namespace {
 
         TensorId dropout(const std::string& name, Region region, TensorId x)
         {
+            if (m_inference)
+                return x; // no dropout when serving
             const Labels dims = g().tensor(x).dims;
             TensorId out = newTensor(name, dims, TensorRole::Activation, m_layer, m_act, true);
             TensorId mask = newTensor(name + ".mask", dims, TensorRole::Mask, m_layer, DType::U8, false);
@@ -258,6 +276,16 @@ namespace {
         }
 
         TensorId attention(TensorId x);
+        TensorId decodeAttention(TensorId x);
+        /// Marks `keys` and `values` (MLA: the latent and the rotary key) as this layer's KV cache of this phase.
+        void cache(TensorId keys, TensorId values);
+        /// How a decode step's attention reads a cache tensor: as it was written. The prompt's positions keep their
+        /// Seq label, which the Attention region splits over cp only, and validation keeps cp at 1 for decode.
+        Operand cacheRead(TensorId t) const
+        {
+            return in(t);
+        }
+        void inferenceHead(TensorId x);
         TensorId decoderLayer(TensorId x);
         void headAndLoss(const std::string& prefix, TensorId xf, TensorId headWeight, bool tiedHead);
         TensorId denseMlp(const std::string& prefix, TensorId x, Index ffn, Region region);
@@ -272,6 +300,16 @@ namespace {
         const ModelConfig& m_model;
         std::shared_ptr<ModelGraph> m_graph;
         DType m_act = DType::BF16;
+        // Inference (buildInference): the phase being built and what it reads.
+        bool m_inference = false;
+        int32_t m_step = 0; ///< 0 the prefill (and training), k decode step k
+        std::string m_phasePrefix; ///< "prefill/", "decode<k>/" on op and activation names; "" in training
+        Index m_seq = I::Seq; ///< the positions of the phase: Seq, or Token in a decode step
+        Index m_capacity = I::Capacity; ///< tokens routed to an expert: Capacity, or TokenCapacity in a decode step
+        DType m_cacheDtype = DType::BF16;
+        std::unordered_map<std::string, TensorId> m_weightByName;
+        std::unordered_map<int32_t, std::vector<TensorId>> m_cacheKeys, m_cacheValues; ///< layer -> per phase
+        TensorId m_nextTokens {}; ///< the token each sequence feeds to the next decode step
         int32_t m_layer = -1;
         RecomputeClass m_recompute = RecomputeClass::Never;
 
@@ -284,16 +322,139 @@ namespace {
         std::unordered_map<int32_t, TensorId> m_finalGrads;
     };
 
+    void Builder::cache(TensorId keys, TensorId values)
+    {
+        // The projection writes the cache in its dtype (a quantizing fp8 cache fuses the cast into that write).
+        for (TensorId t : { keys, values }) {
+            Tensor& tensor = g().tensors[static_cast<size_t>(t.value)];
+            tensor.role = TensorRole::KvCache;
+            tensor.dtype = m_cacheDtype;
+        }
+        m_cacheKeys[m_layer].push_back(keys);
+        m_cacheValues[m_layer].push_back(values);
+    }
+
+    TensorId Builder::decodeAttention(TensorId x)
+    {
+        // One new position per sequence against the cache of the Seq + k positions before and including it.
+        const auto& sym = ModelSymbols::get();
+        const std::string p = "L" + std::to_string(m_layer) + ".attn";
+        const bool gpt = m_model.family == Family::Gpt;
+        const bool mla = usesMla(m_model);
+        const bool bias = gpt || m_model.qkvBias;
+        const Expr context = Expr::symbol(sym.seq) + Expr(m_step);
+        TensorId xn = norm(p + ".norm", x);
+        const Labels qd { I::Batch, I::Token, I::Heads, I::HeadDim };
+        const Labels kd { I::Batch, I::Token, I::KVHeads, I::HeadDim };
+        const Labels vd { I::Batch, I::Token, I::KVHeads, I::VHeadDim };
+        const Labels ctxDims { I::Batch, I::Token, I::Heads, I::VHeadDim };
+        const Labels space { I::Batch, I::Heads, I::Token };
+        std::vector<Operand> inputs;
+        auto readCache = [&] {
+            for (TensorId t : m_cacheKeys[m_layer])
+                inputs.push_back(cacheRead(t));
+            for (TensorId t : m_cacheValues[m_layer])
+                inputs.push_back(cacheRead(t));
+        };
+        // Decode only: the prompt's cache is resident when the first step runs (no op of these programs made it).
+        auto promptCache = [&](const std::string& name, Labels dims) {
+            return newTensor(p + name, std::move(dims), TensorRole::KvCache, m_layer, m_cacheDtype, false);
+        };
+        const bool havePrompt = !m_cacheKeys[m_layer].empty();
+        TensorId ctx;
+        if (mla) {
+            // Absorbed MLA (DeepSeek-V2 section 2.1.2): scores q_nope^T W_UK c = (W_UK^T q_nope)^T c, so W_UK
+            // turns each query head into the latent space once (2*H*Dn*Dkvlora FLOPs per token) instead of
+            // expanding every cached latent into keys; the context is taken in latent space and W_UV maps it to
+            // the value heads after attention (2*H*Dkvlora*Dvhead). Per cached position and head the kernel does
+            // Dkvlora + Drope multiply-adds for the score and Dkvlora for the context.
+            const Labels qr { I::Batch, I::Token, I::Heads, I::RopeDim };
+            Operand qIn = in(xn);
+            Labels qW { I::Hidden };
+            if (m_model.qLoraRank > 0) {
+                TensorId qa = linear(p + ".q_a", Region::Attention, in(xn), { I::Hidden, I::QLora },
+                    { I::Batch, I::Token, I::QLora }, false);
+                qIn = in(norm(p + ".q_a_norm", qa, Region::Attention, { I::QLora }));
+                qW = { I::QLora };
+            }
+            const Index qSrc = qW.front();
+            TensorId qn = linear(p + ".q_nope", Region::Attention, qIn, { qSrc, I::Heads, I::HeadDim }, qd, false);
+            TensorId qp = linear(p + ".q_rope", Region::Attention, qIn, { qSrc, I::Heads, I::RopeDim }, qr, false);
+            qp = fwd(OpKind::Rope, p + ".rope_q", Region::Attention, { in(qp) }, qr, qr, constant(flopcost::kRope));
+            if (!havePrompt) {
+                m_cacheKeys[m_layer].push_back(promptCache(".kv_cache", { I::Batch, I::Seq, I::KVLora }));
+                m_cacheValues[m_layer].push_back(promptCache(".k_rope_cache", { I::Batch, I::Seq, I::RopeDim }));
+            }
+            TensorId ckv = linear(p + ".kv_a", Region::Attention, in(xn), { I::Hidden, I::KVLora },
+                { I::Batch, I::Token, I::KVLora }, false);
+            const Labels kr { I::Batch, I::Token, I::RopeDim };
+            TensorId kp = linear(p + ".k_rope", Region::Attention, in(xn), { I::Hidden, I::RopeDim }, kr, false);
+            kp = fwd(OpKind::Rope, p + ".rope_k", Region::Attention, { in(kp) }, kr, kr, constant(flopcost::kRope));
+            TensorId ckvn = norm(p + ".kv_a_norm", ckv, Region::Attention, { I::KVLora });
+            cache(ckvn, kp);
+            const Labels latent { I::Batch, I::Token, I::Heads, I::KVLora };
+            TensorId wuk = weight(p + ".k_nope.weight", { I::KVLora, I::KVHeads, I::HeadDim });
+            TensorId ql = fwd(OpKind::MatMul, p + ".q_absorb", Region::Attention,
+                { in(qn), in(wuk, { I::KVLora, I::Heads, I::HeadDim }) }, latent,
+                { I::Batch, I::Token, I::Heads, I::HeadDim, I::KVLora }, constant(flopcost::kMultiplyAdd));
+            inputs = { in(ql), in(qp) };
+            readCache();
+            const Expr kvLora = Expr::symbol(sym.dkvlora);
+            TensorId cl = newTensor(p + ".flash", latent, TensorRole::Activation, m_layer, m_act, false);
+            addOp(OpKind::FlashAttention, p + ".flash", Region::Attention, std::move(inputs),
+                { Operand { cl, latent } }, space,
+                context
+                    * (constant(flopcost::kMultiplyAdd) * (kvLora + Expr::symbol(sym.drope) + kvLora)
+                        + constant(flopcost::kSoftmaxFwd)));
+            TensorId wuv = weight(p + ".v.weight", { I::KVLora, I::KVHeads, I::VHeadDim });
+            ctx = fwd(OpKind::MatMul, p + ".v_absorb", Region::Attention,
+                { in(cl), in(wuv, { I::KVLora, I::Heads, I::VHeadDim }) }, ctxDims,
+                { I::Batch, I::Token, I::Heads, I::KVLora, I::VHeadDim }, constant(flopcost::kMultiplyAdd));
+        } else {
+            TensorId q = linear(p + ".q", Region::Attention, in(xn), { I::Hidden, I::Heads, I::HeadDim }, qd, bias);
+            if (!havePrompt) {
+                m_cacheKeys[m_layer].push_back(promptCache(".k_cache", { I::Batch, I::Seq, I::KVHeads, I::HeadDim }));
+                m_cacheValues[m_layer].push_back(
+                    promptCache(".v_cache", { I::Batch, I::Seq, I::KVHeads, I::VHeadDim }));
+            }
+            TensorId k = linear(p + ".k", Region::Attention, in(xn), { I::Hidden, I::KVHeads, I::HeadDim }, kd, bias);
+            TensorId v = linear(p + ".v", Region::Attention, in(xn), { I::Hidden, I::KVHeads, I::VHeadDim }, vd, bias);
+            if (m_model.qkNorm) {
+                q = norm(p + ".q_norm", q, Region::Attention, { I::HeadDim });
+                k = norm(p + ".k_norm", k, Region::Attention, { I::HeadDim });
+            }
+            if (!gpt) {
+                q = fwd(OpKind::Rope, p + ".rope_q", Region::Attention, { in(q) }, qd, qd, constant(flopcost::kRope));
+                k = fwd(OpKind::Rope, p + ".rope_k", Region::Attention, { in(k) }, kd, kd, constant(flopcost::kRope));
+            }
+            cache(k, v);
+            inputs = { in(q) };
+            readCache();
+            // Per cached position and query head: q.k over the head dim and p*v over the value dim, and the
+            // softmax of one score. No causal half: the one query sees every cached position.
+            const AttentionCost c = attentionCost();
+            ctx = newTensor(p + ".flash", ctxDims, TensorRole::Activation, m_layer, m_act, false);
+            addOp(OpKind::FlashAttention, p + ".flash", Region::Attention, std::move(inputs),
+                { Operand { ctx, ctxDims } }, space,
+                context * (constant(flopcost::kMultiplyAdd) * (c.qkDim + c.vDim) + constant(flopcost::kSoftmaxFwd)));
+        }
+        TensorId o = linear(p + ".o", Region::Attention, in(ctx), { I::Heads, I::VHeadDim, I::Hidden },
+            { I::Batch, I::Token, I::Hidden }, gpt);
+        return add(p + ".residual", Region::Sequence, x, in(o));
+    }
+
     TensorId Builder::attention(TensorId x)
     {
+        if (m_step > 0)
+            return decodeAttention(x);
         const std::string p = "L" + std::to_string(m_layer) + ".attn";
         const bool gpt = m_model.family == Family::Gpt;
         const bool mla = usesMla(m_model);
         const bool bias = gpt || m_model.qkvBias;
         TensorId xn = norm(p + ".norm", x);
-        const Labels qd { I::Batch, I::Seq, I::Heads, I::HeadDim };
-        const Labels kd { I::Batch, I::Seq, I::KVHeads, I::HeadDim };
-        const Labels vd { I::Batch, I::Seq, I::KVHeads, I::VHeadDim };
+        const Labels qd { I::Batch, m_seq, I::Heads, I::HeadDim };
+        const Labels kd { I::Batch, m_seq, I::KVHeads, I::HeadDim };
+        const Labels vd { I::Batch, m_seq, I::KVHeads, I::VHeadDim };
         const Labels kvSeq { I::Batch, I::SeqKV, I::KVHeads, I::HeadDim };
         const Labels vSeq { I::Batch, I::SeqKV, I::KVHeads, I::VHeadDim };
         // Multi-head latent attention (DeepSeek-V2 §2.1, DeepSeek-V3 §2.1.1): the query comes from a low-rank
@@ -303,12 +464,12 @@ namespace {
         std::vector<Operand> queries, keys;
         TensorId v;
         if (mla) {
-            const Labels qr { I::Batch, I::Seq, I::Heads, I::RopeDim };
+            const Labels qr { I::Batch, m_seq, I::Heads, I::RopeDim };
             Operand qIn = in(xn);
             Labels qW { I::Hidden };
             if (m_model.qLoraRank > 0) {
                 TensorId qa = linear(p + ".q_a", Region::Attention, in(xn), { I::Hidden, I::QLora },
-                    { I::Batch, I::Seq, I::QLora }, false);
+                    { I::Batch, m_seq, I::QLora }, false);
                 qIn = in(norm(p + ".q_a_norm", qa, Region::Attention, { I::QLora }));
                 qW = { I::QLora };
             }
@@ -317,8 +478,8 @@ namespace {
             TensorId qp = linear(p + ".q_rope", Region::Attention, qIn, { qSrc, I::Heads, I::RopeDim }, qr, false);
             qp = fwd(OpKind::Rope, p + ".rope_q", Region::Attention, { in(qp) }, qr, qr, constant(flopcost::kRope));
             TensorId ckv = linear(p + ".kv_a", Region::Attention, in(xn), { I::Hidden, I::KVLora },
-                { I::Batch, I::Seq, I::KVLora }, false);
-            const Labels kr { I::Batch, I::Seq, I::RopeDim };
+                { I::Batch, m_seq, I::KVLora }, false);
+            const Labels kr { I::Batch, m_seq, I::RopeDim };
             TensorId kp = linear(p + ".k_rope", Region::Attention, in(xn), { I::Hidden, I::RopeDim }, kr, false);
             kp = fwd(OpKind::Rope, p + ".rope_k", Region::Attention, { in(kp) }, kr, kr, constant(flopcost::kRope));
             TensorId ckvn = norm(p + ".kv_a_norm", ckv, Region::Attention, { I::KVLora });
@@ -328,6 +489,8 @@ namespace {
             v = linear(p + ".v", Region::Attention, in(ckvn), { I::KVLora, I::KVHeads, I::VHeadDim }, vd, false);
             queries = { in(qn), in(qp) };
             keys = { in(kn, kvSeq), in(kp, { I::Batch, I::SeqKV, I::RopeDim }) };
+            if (m_inference)
+                cache(ckvn, kp); // what MLA caches: the latent and the shared rotary key
         } else {
             TensorId q = linear(p + ".q", Region::Attention, in(xn), { I::Hidden, I::Heads, I::HeadDim }, qd, bias);
             TensorId k = linear(p + ".k", Region::Attention, in(xn), { I::Hidden, I::KVHeads, I::HeadDim }, kd, bias);
@@ -343,6 +506,8 @@ namespace {
             }
             queries = { in(q) };
             keys = { in(k, kvSeq) };
+            if (m_inference)
+                cache(k, v);
         }
         // Core attention: Q K^T, softmax, (dropout), P V. The S x S work; a causal kernel does half of it.
         const RecomputeClass saved = m_recompute;
@@ -350,7 +515,7 @@ namespace {
         const AttentionCost cost = attentionCost();
         const Expr& mac = cost.mac;
         const Expr& causalHalf = cost.half;
-        const Labels ctxDims { I::Batch, I::Seq, I::Heads, I::VHeadDim };
+        const Labels ctxDims { I::Batch, m_seq, I::Heads, I::VHeadDim };
         TensorId ctx;
         if (m_model.attention == AttentionKernel::Flash) {
             // One fused kernel (Dao et al. 2022, FlashAttention; Dao 2023, FlashAttention-2): the scores stay in
@@ -359,26 +524,25 @@ namespace {
             inputs.insert(inputs.end(), keys.begin(), keys.end());
             inputs.push_back(in(v, vSeq));
             ctx = newTensor(p + ".flash", ctxDims, TensorRole::Activation, m_layer, m_act, true);
-            const Labels lseDims { I::Batch, I::Heads, I::Seq };
+            const Labels lseDims { I::Batch, I::Heads, m_seq };
             TensorId lse = newTensor(p + ".flash.lse", lseDims, TensorRole::Activation, m_layer, DType::F32, false);
             addOp(OpKind::FlashAttention, p + ".flash", Region::Attention, std::move(inputs),
-                { Operand { ctx, ctxDims }, Operand { lse, lseDims } }, { I::Batch, I::Heads, I::Seq, I::SeqKV },
+                { Operand { ctx, ctxDims }, Operand { lse, lseDims } }, { I::Batch, I::Heads, m_seq, I::SeqKV },
                 mac * (cost.qkDim + cost.vDim) + causalHalf * constant(flopcost::kSoftmaxFwd));
         } else {
-            const Labels scoreDims { I::Batch, I::Heads, I::Seq, I::SeqKV };
-            TensorId scores =
-                fwd(OpKind::AttentionScores, p + ".scores", Region::Attention, { queries.front(), keys.front() },
-                    scoreDims, { I::Batch, I::Heads, I::Seq, I::SeqKV, I::HeadDim }, mac);
+            const Labels scoreDims { I::Batch, I::Heads, m_seq, I::SeqKV };
+            TensorId scores = fwd(OpKind::AttentionScores, p + ".scores", Region::Attention,
+                { queries.front(), keys.front() }, scoreDims, { I::Batch, I::Heads, m_seq, I::SeqKV, I::HeadDim }, mac);
             TensorId probs = fwd(OpKind::Softmax, p + ".softmax", Region::Attention, { in(scores) }, scoreDims,
                 scoreDims, causalHalf * constant(flopcost::kSoftmaxFwd));
             if (gpt)
                 probs = dropout(p + ".attn_dropout", Region::Attention, probs);
             ctx = fwd(OpKind::AttentionContext, p + ".context", Region::Attention, { in(probs), in(v, vSeq) }, ctxDims,
-                { I::Batch, I::Heads, I::Seq, I::SeqKV, I::VHeadDim }, mac);
+                { I::Batch, I::Heads, m_seq, I::SeqKV, I::VHeadDim }, mac);
         }
         m_recompute = saved;
         TensorId o = linear(p + ".o", Region::Attention, in(ctx), { I::Heads, I::VHeadDim, I::Hidden },
-            { I::Batch, I::Seq, I::Hidden }, gpt);
+            { I::Batch, m_seq, I::Hidden }, gpt);
         if (gpt)
             o = dropout(p + ".dropout", Region::Sequence, o);
         return add(p + ".residual", Region::Sequence, x, in(o));
@@ -426,34 +590,34 @@ namespace {
 
     TensorId Builder::denseMlp(const std::string& p, TensorId xn, Index ffn, Region region)
     {
-        const Labels hidden { I::Batch, I::Seq, ffn };
+        const Labels hidden { I::Batch, m_seq, ffn };
         if (m_model.family == Family::Gpt) {
             TensorId h = linear(p + ".fc1", region, in(xn), { I::Hidden, ffn }, hidden);
             TensorId a =
                 fwd(OpKind::Activation, p + ".gelu", region, { in(h) }, hidden, hidden, constant(flopcost::kGeluFwd));
-            return linear(p + ".fc2", region, in(a), { ffn, I::Hidden }, { I::Batch, I::Seq, I::Hidden });
+            return linear(p + ".fc2", region, in(a), { ffn, I::Hidden }, { I::Batch, m_seq, I::Hidden });
         }
         TensorId gate = linear(p + ".gate", region, in(xn), { I::Hidden, ffn }, hidden);
         TensorId up = linear(p + ".up", region, in(xn), { I::Hidden, ffn }, hidden);
         TensorId a = fwd(OpKind::Activation, p + ".swiglu", region, { in(gate), in(up) }, hidden, hidden,
             constant(flopcost::kSwigluFwd));
-        return linear(p + ".down", region, in(a), { ffn, I::Hidden }, { I::Batch, I::Seq, I::Hidden });
+        return linear(p + ".down", region, in(a), { ffn, I::Hidden }, { I::Batch, m_seq, I::Hidden });
     }
 
     TensorId Builder::moeMlp(TensorId xn)
     {
         const std::string p = "L" + std::to_string(m_layer) + ".moe";
-        const Labels tokens { I::Batch, I::Seq, I::Hidden };
+        const Labels tokens { I::Batch, m_seq, I::Hidden };
         TensorId wr = weight(p + ".router.weight", { I::Hidden, I::Experts });
-        TensorId logits = matmul(p + ".router", Region::Router, in(xn), wr, { I::Batch, I::Seq, I::Experts });
-        TensorId probs = fwd(OpKind::Router, p + ".topk", Region::Router, { in(logits) }, { I::Batch, I::Seq, I::TopK },
-            { I::Batch, I::Seq, I::Experts }, constant(flopcost::kRouterFwd), DType::F32);
+        TensorId logits = matmul(p + ".router", Region::Router, in(xn), wr, { I::Batch, m_seq, I::Experts });
+        TensorId probs = fwd(OpKind::Router, p + ".topk", Region::Router, { in(logits) }, { I::Batch, m_seq, I::TopK },
+            { I::Batch, m_seq, I::Experts }, constant(flopcost::kRouterFwd), DType::F32);
         // Tokens are permuted to their experts; an expert receives Batch*Seq*KExperts/Experts tokens on average
         // (the graph is the mean; a distribution plan scales Capacity to the hottest rank's load).
-        const Labels routed { I::Experts, I::Capacity, I::Hidden };
+        const Labels routed { I::Experts, m_capacity, I::Hidden };
         TensorId xe = fwd(OpKind::Dispatch, p + ".dispatch", Region::Router,
-            { in(xn), in(probs, { I::Batch, I::Seq, I::TopK }) }, routed, routed, Expr(0));
-        const Labels eh { I::Experts, I::Capacity, I::ExpertFfn };
+            { in(xn), in(probs, { I::Batch, m_seq, I::TopK }) }, routed, routed, Expr(0));
+        const Labels eh { I::Experts, m_capacity, I::ExpertFfn };
         TensorId w1 = weight(p + ".experts.gate.weight", { I::Experts, I::Hidden, I::ExpertFfn }, true);
         TensorId w3 = weight(p + ".experts.up.weight", { I::Experts, I::Hidden, I::ExpertFfn }, true);
         TensorId w2 = weight(p + ".experts.down.weight", { I::Experts, I::ExpertFfn, I::Hidden }, true);
@@ -463,12 +627,85 @@ namespace {
             constant(flopcost::kSwigluFwd));
         TensorId ye = matmul(p + ".experts.down", Region::Expert, in(a), w2, routed);
         TensorId y = fwd(OpKind::Combine, p + ".combine", Region::Router, { in(ye), in(probs) }, tokens,
-            { I::Batch, I::Seq, I::TopK, I::Hidden }, constant(flopcost::kCombine));
+            { I::Batch, m_seq, I::TopK, I::Hidden }, constant(flopcost::kCombine));
         if (m_model.sharedExpertFfnHidden > 0) {
             TensorId shared = denseMlp(p + ".shared", xn, I::SharedFfn, Region::Mlp);
             y = add(p + ".shared_add", Region::Sequence, y, in(shared));
         }
         return y;
+    }
+
+    void Builder::inferenceHead(TensorId x)
+    {
+        // Serving computes the logits of the next token only: of the last prompt position in the prefill, of the
+        // one position in a decode step. The last position's hidden state is on one rank of a sequence-parallel
+        // or context-parallel group; its copy to the others (Batch*hidden elements) is left out.
+        const Labels act { I::Batch, I::Token, I::Hidden };
+        if (m_seq == I::Seq)
+            x = fwd(OpKind::Add, "last_position", Region::Sequence, { in(x) }, act, act, Expr(0));
+        TensorId xf = norm("final_norm", x, Region::Sequence, { I::Hidden });
+        const Labels logitDims { I::Batch, I::Token, I::Vocab };
+        TensorId logits;
+        if (m_model.tiedEmbeddings) {
+            TensorId wemb = weight("embedding.weight", { I::Vocab, I::Hidden });
+            logits = fwd(OpKind::MatMul, "lm_head", Region::Vocab, { in(xf), in(wemb) }, logitDims,
+                { I::Batch, I::Token, I::Hidden, I::Vocab }, constant(flopcost::kMultiplyAdd));
+        } else {
+            logits =
+                matmul("lm_head", Region::Vocab, in(xf), weight("lm_head.weight", { I::Hidden, I::Vocab }), logitDims);
+        }
+        // The sampler reads the whole vocabulary: the vocab-parallel logits are gathered over tp first (as vLLM's
+        // LogitsProcessor does), which the Sequence region's unsplit Vocab makes an all-gather.
+        m_nextTokens = fwd(OpKind::Sample, "sample", Region::Sequence, { in(logits) }, { I::Batch, I::Token },
+            { I::Batch, I::Token, I::Vocab }, constant(flopcost::kSample), DType::I32);
+    }
+
+    std::shared_ptr<const ModelGraph> Builder::buildInference(const InferenceConfig& inference)
+    {
+        if (m_model.layers <= 0)
+            throw std::invalid_argument("model has no layers");
+        m_inference = true;
+        m_cacheDtype = inference.kvCacheDtype == KvCacheDtype::Fp8 ? DType::F8 : m_act;
+        ModelGraph& graph = *m_graph;
+        graph.inference = true;
+        graph.prefill = runsPrefill(inference);
+        graph.decodeSteps = static_cast<int32_t>(decodeSteps(inference));
+        graph.kvCacheDtype = inference.kvCacheDtype;
+        graph.mtpModules = 0;
+        const bool gpt = m_model.family == Family::Gpt;
+        for (int32_t step = graph.prefill ? 0 : 1; step <= graph.decodeSteps; ++step) {
+            m_step = step;
+            m_phasePrefix = step == 0 ? "prefill/" : "decode" + std::to_string(step) + "/";
+            m_seq = step == 0 ? I::Seq : I::Token;
+            m_capacity = step == 0 ? I::Capacity : I::TokenCapacity;
+            const Labels tokenDims { I::Batch, m_seq };
+            const Labels act { I::Batch, m_seq, I::Hidden };
+            m_layer = -1;
+            // A decode step feeds the token the step before sampled (a pipeline sends it back to the first stage).
+            TensorId tokens = m_nextTokens.valid()
+                ? m_nextTokens
+                : newTensor("tokens", tokenDims, TensorRole::Input, -1, DType::I32, false);
+            TensorId wemb = weight("embedding.weight", { I::Vocab, I::Hidden });
+            TensorId x = fwd(OpKind::Embedding, "embedding", Region::Vocab, { in(wemb), in(tokens, tokenDims) }, act,
+                { I::Batch, m_seq, I::Hidden, I::Vocab }, Expr(0));
+            if (gpt) // a decode step reads one row of the position table; the add is over its one position
+                x = add("embedding.add_position", Region::Sequence, x,
+                    in(weight("position_embedding.weight", { I::Seq, I::Hidden })));
+            for (int32_t l = 0; l < graph.layers; ++l) {
+                m_layer = l;
+                x = decoderLayer(x);
+            }
+            m_layer = graph.layers;
+            inferenceHead(x);
+        }
+        graph.weightSlot.resize(graph.tensors.size(), -1);
+        for (TensorId w : graph.weights)
+            graph.parameters += graph.tensor(w).numel();
+        graph.firstBackwardOp = static_cast<int32_t>(graph.ops.size());
+        graph.firstOptimizerOp = graph.firstBackwardOp;
+        for (const Op& op : graph.ops)
+            graph.forwardFlops += op.flops();
+        return m_graph;
     }
 
     std::shared_ptr<const ModelGraph> Builder::build()
@@ -822,6 +1059,12 @@ namespace {
 std::shared_ptr<const ModelGraph> buildModelGraph(const ModelConfig& model, Precision precision)
 {
     return Builder(model, precision).build();
+}
+
+std::shared_ptr<const ModelGraph> buildInferenceGraph(
+    const ModelConfig& model, Precision precision, const InferenceConfig& inference)
+{
+    return Builder(model, precision).buildInference(inference);
 }
 
 } // namespace stagecraft

@@ -34,6 +34,12 @@ public:
     bool qLora = false;
     int32_t firstDenseLayers = 0;
     int32_t mtpModules = 0; ///< multi-token prediction modules: layers `layers`+1 .. `layers`+mtpModules
+    /// Inference graphs (buildInferenceGraph): forward only, no weight gradients and no optimizer ops. Ops and
+    /// tensors carry their phase in `step` (0 the prefill, k decode step k); phases follow each other in op order.
+    bool inference = false;
+    bool prefill = false; ///< the graph starts with a prefill over the prompt (Seq)
+    int32_t decodeSteps = 0; ///< decode steps after it (one token per sequence each: Token)
+    KvCacheDtype kvCacheDtype = KvCacheDtype::Bf16;
 
     std::vector<Tensor> tensors;
     std::vector<Op> ops;
@@ -68,5 +74,17 @@ public:
 /// Builds the graph for a model. Throws std::invalid_argument for a family the builder cannot handle (never for
 /// validated configs). Deterministic: the same inputs give the same graph, tensor and op order included.
 std::shared_ptr<const ModelGraph> buildModelGraph(const ModelConfig& model, Precision precision);
+
+/// The forward-only graph of serving one pipeline micro-batch of requests (Batch sequences): a prefill over the
+/// prompt (Seq tokens, causal flash attention writing the KV cache, logits of the last position only) when
+/// `inference.phases` includes it, then decodeSteps(inference) decode steps of one token per sequence (Token),
+/// step k attending over the Seq + k cached positions. Weights are shared by all phases; there are no gradients,
+/// no optimizer ops and no loss. KV-cache tensors (role KvCache): GQA keys and values, 2*kv_heads*head_dim
+/// elements per token and layer; MLA the normalized latent and the rotary key, kv_lora_rank + qk_rope_head_dim,
+/// whose decode steps use the absorbed form (W_UK folded into the query, W_UV applied after attention). Without
+/// the prefill the prompt's cache is a KvCache tensor that no op produces (resident). MTP modules are left out.
+/// Deterministic; throws std::invalid_argument as buildModelGraph does.
+std::shared_ptr<const ModelGraph> buildInferenceGraph(
+    const ModelConfig& model, Precision precision, const InferenceConfig& inference);
 
 } // namespace stagecraft

@@ -38,6 +38,8 @@ const char* toString(OpKind k)
         return "combine";
     case OpKind::Optimizer:
         return "optimizer";
+    case OpKind::Sample:
+        return "sample";
     }
     return "?";
 }

@@ -26,6 +26,7 @@ enum class OpKind : uint8_t
     Dispatch, ///< MoE: permute tokens to their experts (forward) / un-permute gradients
     Combine, ///< MoE: weighted sum of the top-k expert outputs
     Optimizer, ///< Adam update of one parameter
+    Sample, ///< inference: the next token from the logits (softmax and a pick over the vocabulary)
 };
 const char* toString(OpKind k);
 
@@ -88,6 +89,7 @@ struct Op
     /// recomputes the scores): hardware FLOPs that are not model FLOPs. Zero for every other op.
     Expr kernelRecomputePerPoint;
     int32_t forwardOp = -1; ///< backward ops: index of the forward op they differentiate
+    int32_t step = 0; ///< inference: 0 the prefill, k >= 1 decode step k (training: 0)
 
     /// Global (single-device) FLOPs of one execution.
     Expr flops() const;

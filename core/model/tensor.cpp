@@ -17,6 +17,7 @@ int dtypeBytes(DType t)
     case DType::BF16:
         return 2;
     case DType::U8:
+    case DType::F8:
         return 1;
     }
     return 0;
@@ -35,6 +36,8 @@ const char* toString(DType t)
         return "int32";
     case DType::U8:
         return "uint8";
+    case DType::F8:
+        return "fp8";
     }
     return "?";
 }
@@ -43,7 +46,7 @@ const char* toString(Index i)
 {
     static constexpr std::array<const char*, kIndexCount> names { "batch", "seq", "seq_kv", "hidden", "head_dim",
         "heads", "kv_heads", "ffn", "vocab", "experts", "capacity", "expert_ffn", "shared_ffn", "top_k", "v_head_dim",
-        "q_lora", "kv_lora", "rope_dim", "hidden_in" };
+        "q_lora", "kv_lora", "rope_dim", "hidden_in", "token", "token_capacity" };
     return names[static_cast<size_t>(i)];
 }
 
@@ -74,6 +77,8 @@ const Expr& indexExtent(Index i)
             Expr::symbol(s.dkvlora),
             Expr::symbol(s.drope),
             dmodel,
+            Expr(1),
+            batch * topK / experts,
         };
     }();
     return extents[static_cast<size_t>(i)];
@@ -96,6 +101,8 @@ const char* toString(TensorRole r)
         return "mask";
     case TensorRole::Loss:
         return "loss";
+    case TensorRole::KvCache:
+        return "kv_cache";
     }
     return "?";
 }

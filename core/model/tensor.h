@@ -16,7 +16,8 @@ enum class DType : uint8_t
     F16,
     BF16,
     I32,
-    U8
+    U8,
+    F8 ///< an 8-bit float (the fp8 KV cache)
 };
 int dtypeBytes(DType t);
 const char* toString(DType t);
@@ -45,8 +46,10 @@ enum class Index : uint8_t
     KVLora, ///< Dkvlora: MLA compressed key/value latent rank
     RopeDim, ///< Drope: MLA per-head q/k size with RoPE
     HiddenIn, ///< Dmodel as the contracted input of a hidden-to-hidden projection (MTP's eh_proj); never split
+    Token, ///< 1: the one position an inference decode step (or the prefill's head) runs per sequence; never split
+    TokenCapacity, ///< tokens routed to one expert in a decode step: Batch*KExperts/Experts (Capacity at Seq = 1)
 };
-inline constexpr int kIndexCount = 19;
+inline constexpr int kIndexCount = 21;
 const char* toString(Index i);
 /// Global extent of an index as an expression in the model symbols.
 const Expr& indexExtent(Index i);
@@ -60,6 +63,7 @@ enum class TensorRole : uint8_t
     ActivationGrad, ///< gradient of an activation
     Mask, ///< dropout mask kept for backward
     Loss, ///< per-token loss
+    KvCache, ///< inference: keys and values (MLA: the latent and the rotary key) kept for later positions
 };
 const char* toString(TensorRole r);
 
@@ -86,6 +90,7 @@ struct Tensor
     bool requiresGrad = false; ///< a gradient flows into it in backward
     bool isExpertWeight = false; ///< MoE routed-expert parameter (reduced over edp, not dp)
     TensorId gradOf {}; ///< for gradients: the tensor this is the gradient of
+    int32_t step = 0; ///< inference: 0 the prefill, k >= 1 decode step k (its position is prompt + k - 1)
 
     std::vector<Expr> shape() const;
     /// Product of the global extents.

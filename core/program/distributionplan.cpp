@@ -91,8 +91,10 @@ std::optional<DistributionPlan> planDistribution(
     // The program is the hottest rank's (see hottestExpertLoad): every tensor and op over the routed tokens of an
     // expert follows its load, on the token side as well, because the dispatch/combine all-to-all that connects
     // the two sides has one size per rank in the trace, which must carry what that rank receives.
-    if (const double load = hottestExpertLoad(config); load != 1)
+    if (const double load = hottestExpertLoad(config); load != 1) {
         extents->scale(Index::Capacity, load);
+        extents->scale(Index::TokenCapacity, load);
+    }
 
     DistributionPlan plan;
     plan.config = config;
@@ -122,10 +124,13 @@ std::optional<DistributionPlan> planDistribution(
             continue;
         for (const Operand& in : op.inputs) {
             const size_t t = static_cast<size_t>(in.tensor.value);
-            if (g.tensors[t].role != TensorRole::Weight || homeSet[t])
+            // A KV cache that no op produces (decode without a prefill) is held as its first reader expects it;
+            // one that an op produces takes that op's layout below.
+            const bool cache = g.tensors[t].role == TensorRole::KvCache;
+            if ((g.tensors[t].role != TensorRole::Weight && !cache) || homeSet[t])
                 continue;
             Layout home = strategy.operandLayout(op.region, in.labels);
-            if (strategy.zeroStage() >= 3) {
+            if (strategy.zeroStage() >= 3 && !cache) {
                 const AxisMask data = strategy.weightDataMask(g.tensors[t]);
                 for (int a = 0; a < kSpatialAxisCount; ++a)
                     if (data & (1u << a))

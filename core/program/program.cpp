@@ -31,6 +31,8 @@ const char* toString(MemoryCategory c)
         return "activations";
     case MemoryCategory::Other:
         return "other";
+    case MemoryCategory::KvCache:
+        return "kv_cache";
     }
     return "?";
 }

@@ -37,9 +37,10 @@ enum class MemoryCategory : uint8_t
     Gradients,
     Optimizer,
     Activations,
-    Other
+    Other,
+    KvCache ///< inference: keys and values kept for later positions, allocated in whole blocks of block_size tokens
 };
-inline constexpr int kMemoryCategoryCount = 5;
+inline constexpr int kMemoryCategoryCount = 6;
 const char* toString(MemoryCategory c);
 
 /// A value a program produces or holds: a local tensor instance (per micro-batch), a communication output, or

@@ -110,6 +110,8 @@ namespace {
         case TensorRole::ActivationGrad:
         case TensorRole::Loss:
             return MemoryCategory::Other;
+        case TensorRole::KvCache:
+            return MemoryCategory::KvCache;
         }
         return MemoryCategory::Other;
     }
@@ -139,6 +141,13 @@ namespace {
         ClassProgram build();
 
     private:
+        /// Inference: the prefill and then each decode step, every pipeline micro-batch in turn; no backward,
+        /// no gradient reduction, no optimizer.
+        void buildInference();
+        /// Bytes a rank allocates for KV-cache tensor `tensor` (one pipeline micro-batch): the prompt's positions
+        /// rounded up to whole blocks of inference.block_size per sequence; a decode step's one position a new
+        /// block when it starts one (position prompt + k - 1 a multiple of the block), else nothing.
+        int64_t cacheAllocationBytes(int32_t tensor) const;
         // --- node and buffer helpers -------------------------------------------------------------------------
         /// Appends a node in schedule order. A consumer that runs every node as soon as its dependencies are done
         /// (ASTRA-sim) must still run it here: every node waits, directly or through its dependencies, for the
@@ -282,6 +291,20 @@ namespace {
         std::vector<int64_t> m_anchor; ///< per node: the latest compute node it waits for, -1 for none
     };
 
+    int64_t StageBuilder::cacheAllocationBytes(int32_t tensor) const
+    {
+        const Tensor& t = G.tensor(TensorId { tensor });
+        const int64_t bytes = P.tensorBytes[static_cast<size_t>(tensor)];
+        const int64_t block = std::max<int64_t>(1, P.config.inference.blockSize);
+        if (std::find(t.dims.begin(), t.dims.end(), Index::Seq) != t.dims.end()) {
+            // The prompt's positions on this rank (prompt / cp) in whole blocks.
+            const int64_t tokens = std::max<int64_t>(1, P.extents.local(Region::Attention, Index::Seq));
+            return bytes / tokens * ((tokens + block - 1) / block * block);
+        }
+        const int64_t position = promptTokens(P.config) + t.step - 1;
+        return position % block == 0 ? bytes * block : 0;
+    }
+
     void StageBuilder::ensureResident(int32_t w)
     {
         const int slot = weightSlot(w);
@@ -289,6 +312,13 @@ namespace {
             return;
         const Tensor& t = G.tensor(TensorId { w });
         const int64_t homeBytes = P.tensorBytes[static_cast<size_t>(w)];
+        if (G.inference) { // serving holds the weights only: no gradients, no optimizer state
+            m_weightBuffer[static_cast<size_t>(slot)] = addBuffer(w, -1, homeBytes, MemoryCategory::Weights, true);
+            m_stageIndex[static_cast<size_t>(slot)] = static_cast<int32_t>(m_stageWeights.size());
+            m_stageWeights.push_back(w);
+            m_weightsOfLayer[t.layer].push_back(w);
+            return;
+        }
         Layout unsharded = P.tensorLayout[static_cast<size_t>(w)];
         for (AxisLayout& a : unsharded.axes)
             if (a.state == AxisState::FlatShard)
@@ -340,6 +370,14 @@ namespace {
         if (const Value* v = m_values.find(key(tensor, microBatch)))
             return *v;
         const int32_t producer = P.producerOp[static_cast<size_t>(tensor)];
+        if (producer < 0 && G.tensor(TensorId { tensor }).role == TensorRole::KvCache) {
+            // Decode without a prefill: the prompt's cache is there from the start, like the weights.
+            const int32_t buf =
+                addBuffer(tensor, microBatch, cacheAllocationBytes(tensor), MemoryCategory::KvCache, true);
+            Value v { kNoNode, buf };
+            m_values[key(tensor, microBatch)] = v;
+            return v;
+        }
         if (producer < 0)
             throw std::logic_error("no producer for tensor " + G.tensor(TensorId { tensor }).name);
         const int32_t producerStage = P.stages.stageOfChunk(P.opChunk[static_cast<size_t>(producer)]);
@@ -508,8 +546,10 @@ namespace {
                 || (phase == Phase::Backward && op.forwardOp >= 0
                     && recomputes(G.ops[static_cast<size_t>(op.forwardOp)]));
             Value v = lookup(t, microBatch, preferRecomputed);
-            v = relayout(
-                t, microBatch, v, P.tensorLayout[static_cast<size_t>(t)], expected, phase, categoryOf(tensor.role));
+            // A relayout's output is a transient copy, also of a KV cache (the keys a cp prefill gathers).
+            const MemoryCategory copied =
+                tensor.role == TensorRole::KvCache ? MemoryCategory::Activations : categoryOf(tensor.role);
+            v = relayout(t, microBatch, v, P.tensorLayout[static_cast<size_t>(t)], expected, phase, copied);
             addDep(n.dataDeps, v.node);
             n.reads.push_back(v.buffer);
         }
@@ -535,8 +575,9 @@ namespace {
                 }
                 continue;
             }
-            const int32_t buf =
-                addBuffer(t, microBatch, P.tensorBytes[static_cast<size_t>(t)], categoryOf(tensor.role), false);
+            const int64_t bytes =
+                tensor.role == TensorRole::KvCache ? cacheAllocationBytes(t) : P.tensorBytes[static_cast<size_t>(t)];
+            const int32_t buf = addBuffer(t, microBatch, bytes, categoryOf(tensor.role), false);
             n.writes.push_back(buf);
             produced.emplace_back(t, buf);
         }
@@ -865,6 +906,33 @@ namespace {
         }
     }
 
+    void StageBuilder::buildInference()
+    {
+        // Phase-major: the prefill of every micro-batch, then decode step 1 of every micro-batch, and so on. With
+        // pp micro-batches each stage works on one while the others are on the other stages, and a micro-batch's
+        // next step starts once its sampled token is back on the first stage.
+        std::vector<std::vector<int32_t>> byStep(static_cast<size_t>(G.decodeSteps) + 1);
+        for (int32_t op : m_chunkForward.front())
+            byStep[static_cast<size_t>(G.ops[static_cast<size_t>(op)].step)].push_back(op);
+        for (const std::vector<int32_t>& ops : byStep) {
+            for (int32_t mb = 0; mb < P.microBatches; ++mb) {
+                m_firstComputeOfLayer.clear();
+                for (int32_t op : ops)
+                    emitOp(op, mb, 0, Phase::Forward);
+            }
+        }
+        readUnreadOutputs();
+        // The cache is kept to the end of the programs (a serving engine frees it when the request finishes):
+        // the last node (a pipeline send, or the last compute) reads every cache block, so the timeline holds all
+        // of them at the end.
+        if (m_program.nodes.empty())
+            return;
+        ProgramNode& last = m_program.nodes.back();
+        for (size_t b = 0; b < m_program.buffers.size(); ++b)
+            if (m_program.buffers[b].category == MemoryCategory::KvCache && !m_program.buffers[b].resident)
+                last.reads.push_back(static_cast<int32_t>(b));
+    }
+
     ClassProgram StageBuilder::build()
     {
         const size_t weightCount = G.weights.size();
@@ -901,6 +969,10 @@ namespace {
         }
         for (const auto& [layer, op] : m_lastGradWriter)
             m_layersCompletedBy[op].push_back(layer);
+        if (G.inference) {
+            buildInference();
+            return std::move(m_program);
+        }
         const std::vector<ScheduleUnit> order =
             scheduleOrder(P.config.parallelism.schedule, P.stages.pp(), v, m_stage, P.microBatches);
         for (const ScheduleUnit& unit : order)

@@ -4,9 +4,11 @@
 #include "config/configwriter.h"
 #include "estimate/stepestimate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace stagecraft {
@@ -74,6 +76,11 @@ namespace {
             { "account_for_loss_in_pipeline_split", p.lossInSplit }, { "overlap_grad_reduce", p.overlapGradReduce },
             { "overlap_param_gather", p.overlapParamGather }, { "tp_comm_overlap", p.tpCommOverlap },
             { "overlap_p2p_comm", p.overlapP2pComm } };
+        j["workload"] = toString(c.workload);
+        const InferenceConfig& i = c.inference;
+        j["inference"] = { { "batch", i.batch }, { "prompt_tokens", i.promptTokens },
+            { "output_tokens", i.outputTokens }, { "phases", toString(i.phases) }, { "decode_steps", i.decodeSteps },
+            { "kv_cache_dtype", toString(i.kvCacheDtype) }, { "block_size", i.blockSize } };
         const ClusterConfig& k = c.cluster;
         j["cluster"] = { { "preset", k.preset }, { "gpu", k.gpu }, { "gpus_per_node", k.gpusPerNode },
             { "intra_node_bandwidth_gbps", k.intraNodeBandwidthGbps },
@@ -121,11 +128,13 @@ nlohmann::ordered_json reportJson(const SynthesisResult& r)
         c["comm_count"] = counts;
         c["memory_bytes"] = { { "weights", s.weightBytes }, { "gradients", s.gradientBytes },
             { "optimizer", s.optimizerBytes }, { "activations_peak", s.activationPeakBytes }, { "peak", s.peakBytes } };
+        c["kv_cache_bytes"] = s.kvCacheBytes;
         classes.push_back(std::move(c));
     }
     // The step-time estimate on cluster.gpu (resources/docs/report-json.md); omitted when the GPU is unknown.
     std::string gpuError;
-    if (const std::optional<GpuSpec> gpu = gpuForConfig(r.config, gpuError)) {
+    // Serving has no step-time estimate yet (time to first token and per output token are to come).
+    if (const std::optional<GpuSpec> gpu = isInference(r.config) ? std::nullopt : gpuForConfig(r.config, gpuError)) {
         StepEstimate estimate;
         std::string error;
         if (estimateStep(r, *gpu, EstimateOptions {}, estimate, error)) {
@@ -161,13 +170,24 @@ std::string reportText(const SynthesisResult& r)
         out << " + " << c.model.mtpModules << " multi-token prediction module(s) of "
             << formatCount(static_cast<double>(r.cost.mtpParams)) << " parameters (" << r.cost.mtpParams << ")";
     out << "\n";
-    out << "plan: dp " << p.dp << " x tp " << p.tp << " x pp " << p.pp << " x cp " << p.cp << " (ep " << p.ep
-        << ") = " << r.worldSize() << " ranks, " << (p.sequenceParallel ? "sequence parallel, " : "") << "ZeRO-"
-        << p.zero << ", " << toString(p.schedule) << ", " << r.cost.microBatches << " micro-batches of "
-        << c.training.microBatch << "\n";
-    out << "FLOPs per iteration: " << formatCount(r.cost.flopsPerIteration) << "FLOP\n";
+    if (isInference(c)) {
+        const InferenceConfig& i = c.inference;
+        out << "serving: dp " << p.dp << " x tp " << p.tp << " x pp " << p.pp << " x cp " << p.cp << " (ep " << p.ep
+            << ") = " << r.worldSize() << " ranks, " << (p.sequenceParallel ? "sequence parallel, " : "") << i.batch
+            << " sequences of " << promptTokens(c) << " prompt tokens, " << toString(i.phases) << " (" << decodeSteps(i)
+            << " decode steps of " << i.outputTokens << " output tokens), " << r.cost.microBatches
+            << " micro-batches of " << i.batch / std::max<int64_t>(1, r.cost.microBatches * p.dp)
+            << " per replica, KV cache " << toString(i.kvCacheDtype) << " in blocks of " << i.blockSize << "\n";
+        out << "FLOPs of the programs: " << formatCount(r.cost.flopsPerIteration) << "FLOP\n";
+    } else {
+        out << "plan: dp " << p.dp << " x tp " << p.tp << " x pp " << p.pp << " x cp " << p.cp << " (ep " << p.ep
+            << ") = " << r.worldSize() << " ranks, " << (p.sequenceParallel ? "sequence parallel, " : "") << "ZeRO-"
+            << p.zero << ", " << toString(p.schedule) << ", " << r.cost.microBatches << " micro-batches of "
+            << c.training.microBatch << "\n";
+        out << "FLOPs per iteration: " << formatCount(r.cost.flopsPerIteration) << "FLOP\n";
+    }
     std::string gpuError;
-    if (const std::optional<GpuSpec> gpu = gpuForConfig(r.config, gpuError)) {
+    if (const std::optional<GpuSpec> gpu = isInference(c) ? std::nullopt : gpuForConfig(r.config, gpuError)) {
         StepEstimate e;
         std::string error;
         if (estimateStep(r, *gpu, EstimateOptions {}, e, error)) {
@@ -196,6 +216,13 @@ std::string reportText(const SynthesisResult& r)
             formatBytes(static_cast<double>(s.collectiveBytes[3])).c_str(),
             formatBytes(static_cast<double>(s.sendBytes)).c_str());
         out << line;
+    }
+    if (isInference(c)) {
+        out << "KV cache per rank at the end of the programs:";
+        for (const ClassSummary& s : r.summaries)
+            out << " stage " << s.stage << " " << formatBytes(static_cast<double>(s.kvCacheBytes)) << " ("
+                << s.kvCacheBytes << " B)" << (s.stage + 1 < static_cast<int32_t>(r.summaries.size()) ? "," : "");
+        out << "\n";
     }
     if (!r.warnings.empty()) {
         out << "\n";

@@ -56,9 +56,14 @@ ShardingStrategy::ShardingStrategy(const Config& config, const Mesh& mesh)
             s[idx(Index::Experts)] = kEp;
             s[idx(Index::ExpertFfn)] = expertFfnSplit;
             s[idx(Index::Capacity)] = kEdp | kCp | (m_wholeExperts ? kTp : AxisMask(0));
+            s[idx(Index::TokenCapacity)] = s[idx(Index::Capacity)];
         }
-        if (region == Region::Router)
+        if (region == Region::Router) {
             s[idx(Index::Capacity)] = kDpMask | kCp | (sp ? kTp : AxisMask(0));
+            // A decode step's one token per sequence is never split over tp (no sequence parallelism), nor its
+            // routed tokens on the token side.
+            s[idx(Index::TokenCapacity)] = kDpMask | kCp;
+        }
     }
     // The optimizer region sees weights in their home layouts; its split table is the union of the model
     // regions' weight splits (Heads, KVHeads, Ffn, SharedFfn, Vocab, Experts, ExpertFfn), batch-free.

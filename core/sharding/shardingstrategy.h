@@ -21,6 +21,8 @@ namespace stagecraft {
 ///   over tp in the Sequence and Router regions (norms, residuals, dropout, router), not inside attention/MLP.
 /// - Heads and KV heads (Attention), Ffn and SharedFfn (Mlp), ExpertFfn (Expert) and Vocab (Vocab) over tp.
 /// - SeqKV (keys/values inside attention) is never split: under cp, K and V are gathered.
+/// - Token (an inference decode step's one position) is never split; its routed tokens (TokenCapacity) are split
+///   like Capacity, without tp on the token side.
 /// - Experts over ep in the Expert region; tokens routed to experts (Capacity) over dp and cp on the token side
 ///   (Router) and over edp and cp on the expert side, so dispatch and combine are all-to-alls over ep.
 /// - With parallelism.expert_tp = 1 < tp (Megatron-LM's MoE parallel folding with expert_tensor_parallel_size 1)

@@ -48,7 +48,10 @@ namespace {
             && g.sharedExpert == (c.model.sharedExpertFfnHidden > 0) && g.attention == c.model.attention
             && g.qkNorm == c.model.qkNorm && g.qkvBias == c.model.qkvBias && g.mla == usesMla(c.model)
             && g.qLora == (c.model.qLoraRank > 0) && g.firstDenseLayers == c.model.firstDenseLayers
-            && g.mtpModules == c.model.mtpModules;
+            && g.inference == isInference(c)
+            && (g.inference ? g.prefill == runsPrefill(c.inference) && g.decodeSteps == decodeSteps(c.inference)
+                        && g.kvCacheDtype == c.inference.kvCacheDtype
+                            : g.mtpModules == c.model.mtpModules);
     }
 
     bool isContraction(OpKind k)
@@ -161,6 +164,9 @@ namespace {
                 s.gradientBytes = m.resident[static_cast<size_t>(MemoryCategory::Gradients)];
                 s.optimizerBytes = m.resident[static_cast<size_t>(MemoryCategory::Optimizer)];
                 s.activationPeakBytes = m.activationPeakBytes;
+                for (const Buffer& b : program.buffers)
+                    if (b.category == MemoryCategory::KvCache)
+                        s.kvCacheBytes += b.bytes;
                 s.peakBytes = m.peakBytes;
                 s.peakStep = m.peakStep;
                 result.classes[at] = std::move(program);
@@ -309,9 +315,9 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
         };
         if (progress)
             progress->report(0.0, "building the model graph");
-        std::shared_ptr<const ModelGraph> graph = graphCache && sameModel(*graphCache, config)
-            ? graphCache
-            : buildModelGraph(config.model, config.training.precision);
+        std::shared_ptr<const ModelGraph> graph = graphCache && sameModel(*graphCache, config) ? graphCache
+            : isInference(config) ? buildInferenceGraph(config.model, config.training.precision, config.inference)
+                                  : buildModelGraph(config.model, config.training.precision);
         if (cancelled())
             return outcome;
 
@@ -375,11 +381,13 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
                     + std::to_string(padded) + " (a multiple of 128*tp, as Megatron-LM does); params count the "
                     + "published vocabulary, per-rank bytes the padded one",
                 "model.vocab"));
-        if (config.model.tiedEmbeddings && pp > 1)
+        // Both concern the gradient of a shared embedding: serving has none (and leaves the MTP modules out).
+        const bool training = !isInference(config);
+        if (training && config.model.tiedEmbeddings && pp > 1)
             result->warnings.push_back(warning("tied embeddings with pp > 1: the first and last stage each hold the "
                                                "embedding; the all-reduce of its gradient between them is not modelled",
                 "model.tied_embeddings"));
-        else if (config.model.mtpModules > 0 && pp > 1)
+        else if (training && config.model.mtpModules > 0 && pp > 1)
             result->warnings.push_back(warning("multi-token prediction with pp > 1: the first and last stage each hold "
                                                "the embedding; the all-reduce of its gradient between them is not "
                                                "modelled",

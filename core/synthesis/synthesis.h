@@ -43,6 +43,9 @@ struct ClassSummary
     int64_t gradientBytes = 0; ///< resident gradients
     int64_t optimizerBytes = 0; ///< fp32 master weights and Adam moments (sharded by ZeRO >= 1)
     int64_t activationPeakBytes = 0; ///< peak of non-resident memory (activations, their gradients, buffers)
+    /// Inference: the KV cache a rank holds at the end of its programs (prompt + decode_steps positions of each of
+    /// its sequences, in whole blocks; every pipeline micro-batch); 0 for training.
+    int64_t kvCacheBytes = 0;
     int64_t peakBytes = 0; ///< peak of the total
     int64_t peakStep = 0; ///< program node at which the peak first occurs
 };

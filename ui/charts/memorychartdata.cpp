@@ -236,11 +236,19 @@ QByteArray memoryCsv(const MemoryTimeline& timeline)
 {
     QByteArray csv;
     csv.reserve(static_cast<qsizetype>(timeline.series.size()) * 64 + 64);
-    csv += "step,weights,gradients,optimizer,activations,other,total\n";
+    // The kv_cache column only for a timeline that has a KV cache (inference): training files keep their columns.
+    const auto cacheColumn = static_cast<size_t>(MemoryCategory::KvCache);
+    const bool cache = std::any_of(timeline.series.begin(), timeline.series.end(),
+        [&](const CategoryBytes& live) { return live[cacheColumn] != 0; });
+    csv += cache ? "step,weights,gradients,optimizer,activations,other,kv_cache,total\n"
+                 : "step,weights,gradients,optimizer,activations,other,total\n";
     for (size_t i = 0; i < timeline.series.size(); ++i) {
         csv += QByteArray::number(static_cast<qint64>(i));
         int64_t total = 0;
-        for (int64_t bytes : timeline.series[i]) {
+        for (size_t c = 0; c < timeline.series[i].size(); ++c) {
+            const int64_t bytes = timeline.series[i][c];
+            if (c == cacheColumn && !cache)
+                continue;
             csv += ',';
             csv += QByteArray::number(static_cast<qint64>(bytes));
             total += bytes;

@@ -23,8 +23,8 @@ inline constexpr int kMaxMemoryChartPoints = 2000;
 /// maximum) and the hit-test stroke Qt Charts builds for a line series costs 4x less.
 inline constexpr int kMaxMemoryCompareChartPoints = kMaxMemoryChartPoints / 4;
 /// The memory categories in chart order, bottom to top (MemoryCategory values: weights, gradients, optimizer,
-/// activations, other).
-inline constexpr int kMemoryChartCategories = 5;
+/// activations, other, kv_cache).
+inline constexpr int kMemoryChartCategories = 6;
 
 /// The samples to keep when reducing `values` to at most `maxPoints` points: the indices are split into
 /// `maxPoints` buckets of consecutive indices (sizes differ by at most one) and each bucket keeps the index of its
@@ -100,7 +100,8 @@ MemoryChartData buildMemoryChartData(
 MemoryChartData buildMemoryChartData(const SynthesisResult& result, const MemoryChartRequest& request);
 
 /// The full-resolution timeline as CSV: a header line "step,weights,gradients,optimizer,activations,other,total"
-/// and one line per step with bytes as integers.
+/// (with ",kv_cache" before ",total" when the timeline holds a KV cache) and one line per step with bytes as
+/// integers.
 QByteArray memoryCsv(const MemoryTimeline& timeline);
 
 /// Writes memoryCsv() to `path` through a temporary file renamed into place (QSaveFile), so a reader never sees

@@ -150,6 +150,8 @@ QColor MemoryModel::categoryColor(int category)
         return QColor(0x94, 0x67, 0xbd);
     case MemoryCategory::Activations:
         return QColor(0x2c, 0xa0, 0x2c);
+    case MemoryCategory::KvCache:
+        return QColor(0xd6, 0x27, 0x28);
     case MemoryCategory::Other:
         break;
     }
