@@ -217,6 +217,41 @@ private Q_SLOTS:
         QCOMPARE(experts->property("severity").toString(), QStringLiteral("error"));
     }
 
+    /// The Training/Inference switch: inference shows the `inference:` keys and hides the training-only ones
+    /// (unless set away from their defaults, which validation refuses for serving); undo brings training back.
+    void workloadSwitchShowsTheServingFields()
+    {
+        Fixture f;
+        f.editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&f.editor));
+        QWidget* batch = f.editor.form()->fieldWidget(QStringLiteral("inference.batch"));
+        QWidget* cacheDtype = f.editor.form()->fieldWidget(QStringLiteral("inference.kv_cache_dtype"));
+        QWidget* globalBatch = f.editor.form()->fieldWidget(QStringLiteral("training.global_batch"));
+        QWidget* precision = f.editor.form()->fieldWidget(QStringLiteral("training.precision"));
+        QVERIFY(batch && cacheDtype && globalBatch && precision);
+        QVERIFY(!batch->isVisible());
+        QVERIFY(globalBatch->isVisible());
+        auto* workload = qobject_cast<QComboBox*>(f.editor.form()->fieldWidget(QStringLiteral("workload")));
+        QVERIFY(workload);
+        workload->setCurrentText(QStringLiteral("inference"));
+        QCOMPARE(f.document.config().workload, Workload::Inference);
+        QVERIFY(batch->isVisible());
+        QVERIFY(cacheDtype->isVisible());
+        QVERIFY(!globalBatch->isVisible()); // serving has no global batch: the key is ignored
+        // ZeRO is refused for serving: hidden at 0, shown (to be fixed) when set.
+        QWidget* zero = f.editor.form()->fieldWidget(QStringLiteral("parallelism.zero"));
+        QVERIFY(zero && !zero->isVisible());
+        QVERIFY(precision->isVisible()); // the weights' and activations' dtype
+        qobject_cast<QComboBox*>(cacheDtype)->setCurrentText(QStringLiteral("fp8"));
+        QCOMPARE(f.document.config().inference.kvCacheDtype, KvCacheDtype::Fp8);
+        f.document.undoStack()->undo();
+        QCOMPARE(f.document.config().inference.kvCacheDtype, KvCacheDtype::Bf16);
+        f.document.undoStack()->undo();
+        QCOMPARE(f.document.config(), tiny());
+        QVERIFY(!batch->isVisible());
+        QVERIFY(globalBatch->isVisible());
+    }
+
     void yamlApply()
     {
         Fixture f;

@@ -35,6 +35,15 @@ namespace {
 
     constexpr qint64 kMaxSize = qint64(1) << 40;
 
+    /// Which workload a row belongs to (config.workload): the other's rows are hidden.
+    enum class Shown
+    {
+        Always,
+        Training, ///< a training-only key that serving ignores: hidden for inference
+        TrainingUnlessSet, ///< one serving refuses when set: hidden for inference while at its default
+        Inference ///< an `inference:` key: hidden for training
+    };
+
     /// How one YAML key is shown and edited. Values travel as qint64: counts, enum indices, 0/1 for flags.
     struct FieldSpec
     {
@@ -46,6 +55,7 @@ namespace {
         qint64 maximum = kMaxSize;
         qint64 step = 1; ///< 0: double and halve
         bool moeOnly = false; ///< row shown only for family moe (or when the value is set)
+        Shown shown = Shown::Always;
         QStringList choices; ///< Choice: the YAML spellings, value = index
         QStringList suggestions; ///< Text: offered values
         std::function<qint64(const Config&)> get;
@@ -84,6 +94,24 @@ namespace {
     FieldSpec doubling(FieldSpec spec, qint64 maximum = kMaxSize)
     {
         return integer(std::move(spec), 1, maximum, 0);
+    }
+
+    FieldSpec trainingOnly(FieldSpec spec)
+    {
+        spec.shown = Shown::Training;
+        return spec;
+    }
+
+    FieldSpec refusedForInference(FieldSpec spec)
+    {
+        spec.shown = Shown::TrainingUnlessSet;
+        return spec;
+    }
+
+    FieldSpec inferenceOnly(FieldSpec spec)
+    {
+        spec.shown = Shown::Inference;
+        return spec;
     }
 
     FieldSpec moe(FieldSpec spec)
@@ -136,6 +164,7 @@ namespace {
     {
         QString title;
         std::vector<FieldSpec> fields;
+        QString inferenceTitle; ///< the title while config.workload is inference; empty = `title`
     };
 
     std::vector<Group> formGroups()
@@ -144,7 +173,52 @@ namespace {
         const qint64 maxDegree = kMaxWorldSize;
         std::vector<Group> groups;
 
-        Group model { QObject::tr("Model"), {} };
+        Group workload { QObject::tr("Workload"), {}, {} };
+        FieldSpec kind;
+        kind.keyPath = QStringLiteral("workload");
+        kind.label = QObject::tr("Workload");
+        kind.help = QObject::tr("training: one iteration (forward, backward, optimizer step); inference: serving, a "
+                                "prefill and decode steps with a KV cache");
+        kind.kind = FieldKind::Choice;
+        kind.choices = enumChoices<Workload, 2>();
+        kind.get = [](const Config& c) { return static_cast<qint64>(c.workload); };
+        kind.set = [](Config& c, qint64 v) { c.workload = static_cast<Workload>(v); };
+        workload.fields.push_back(std::move(kind));
+        workload.fields.push_back(
+            inferenceOnly(doubling(bound(QStringLiteral("inference.batch"), QObject::tr("Concurrent sequences"),
+                QObject::tr("Sequences served at once over all data-parallel replicas"), &C::inference,
+                &InferenceConfig::batch))));
+        workload.fields.push_back(inferenceOnly(integer(
+            bound(QStringLiteral("inference.prompt_tokens"), QObject::tr("Prompt tokens"),
+                QObject::tr("Tokens of each prompt; 0 = model.seq_len"), &C::inference, &InferenceConfig::promptTokens),
+            0, kMaxSize, 128)));
+        workload.fields.push_back(
+            inferenceOnly(integer(bound(QStringLiteral("inference.output_tokens"), QObject::tr("Output tokens"),
+                                      QObject::tr("Tokens generated per sequence (the first by "
+                                                  "the prefill, the rest by decode steps)"),
+                                      &C::inference, &InferenceConfig::outputTokens),
+                1, kMaxSize, 16)));
+        workload.fields.push_back(inferenceOnly(choice<InferencePhases, 3>(bound(QStringLiteral("inference.phases"),
+            QObject::tr("Phases"),
+            QObject::tr("prefill, decode (against a resident cache of the prompt) or both, as the programs hold them"),
+            &C::inference, &InferenceConfig::phases))));
+        workload.fields.push_back(
+            inferenceOnly(integer(bound(QStringLiteral("inference.decode_steps"), QObject::tr("Decode steps"),
+                                      QObject::tr("Decode steps written to the programs; 0 = "
+                                                  "min(4, output tokens - 1)"),
+                                      &C::inference, &InferenceConfig::decodeSteps),
+                0, 1 << 20, 1)));
+        workload.fields.push_back(
+            inferenceOnly(choice<KvCacheDtype, 2>(bound(QStringLiteral("inference.kv_cache_dtype"),
+                QObject::tr("KV cache dtype"), QObject::tr("Element type of the cached keys and values"), &C::inference,
+                &InferenceConfig::kvCacheDtype))));
+        workload.fields.push_back(
+            inferenceOnly(doubling(bound(QStringLiteral("inference.block_size"), QObject::tr("Cache block"),
+                QObject::tr("Paged-cache block in tokens: a sequence's cache grows by whole blocks"), &C::inference,
+                &InferenceConfig::blockSize))));
+        groups.push_back(std::move(workload));
+
+        Group model { QObject::tr("Model"), {}, {} };
         model.fields.push_back(choice<Family, 3>(bound(QStringLiteral("model.family"), QObject::tr("Family"),
             QObject::tr("gpt (multi-head attention, GELU MLP), llama (GQA, SwiGLU), moe (llama with routed experts)"),
             &C::model, &ModelConfig::family)));
@@ -210,7 +284,7 @@ namespace {
                 0, 100000, 1)));
         groups.push_back(std::move(model));
 
-        Group mla { QObject::tr("Latent attention (MLA)"), {} };
+        Group mla { QObject::tr("Latent attention (MLA)"), {}, {} };
         mla.fields.push_back(integer(bound(QStringLiteral("model.kv_lora_rank"), QObject::tr("KV latent rank"),
                                          QObject::tr("Multi-head latent attention when > 0 (DeepSeek-V3: 512)"),
                                          &C::model, &ModelConfig::kvLoraRank),
@@ -233,32 +307,32 @@ namespace {
                 0, 1 << 20, 16));
         groups.push_back(std::move(mla));
 
-        Group training { QObject::tr("Training"), {} };
-        training.fields.push_back(doubling(bound(QStringLiteral("training.global_batch"), QObject::tr("Global batch"),
-            QObject::tr("Sequences per iteration over all data-parallel replicas"), &C::training,
-            &TrainingConfig::globalBatch)));
-        training.fields.push_back(doubling(bound(QStringLiteral("training.micro_batch"), QObject::tr("Micro-batch"),
-            QObject::tr("Sequences per micro-batch per data-parallel replica"), &C::training,
-            &TrainingConfig::microBatch)));
+        Group training { QObject::tr("Training"), {}, QObject::tr("Precision") };
+        training.fields.push_back(trainingOnly(doubling(bound(QStringLiteral("training.global_batch"),
+            QObject::tr("Global batch"), QObject::tr("Sequences per iteration over all data-parallel replicas"),
+            &C::training, &TrainingConfig::globalBatch))));
+        training.fields.push_back(trainingOnly(doubling(bound(QStringLiteral("training.micro_batch"),
+            QObject::tr("Micro-batch"), QObject::tr("Sequences per micro-batch per data-parallel replica"),
+            &C::training, &TrainingConfig::microBatch))));
         training.fields.push_back(choice<Precision, 3>(bound(QStringLiteral("training.precision"),
             QObject::tr("Precision"), QObject::tr("16-bit means mixed precision with fp32 master weights"),
             &C::training, &TrainingConfig::precision)));
-        training.fields.push_back(
+        training.fields.push_back(trainingOnly(
             choice<Precision, 3>(bound(QStringLiteral("training.main_grad_dtype"), QObject::tr("Main gradients"),
                 QObject::tr("Dtype of the gradient buffer the backward pass accumulates into (Megatron's main_grad): "
                             "fp32 or the training precision; fp32 under bf16 gives 18 bytes per parameter"),
-                &C::training, &TrainingConfig::mainGradDtype)));
-        training.fields.push_back(choice<Precision, 3>(bound(QStringLiteral("training.grad_reduce_dtype"),
+                &C::training, &TrainingConfig::mainGradDtype))));
+        training.fields.push_back(trainingOnly(choice<Precision, 3>(bound(QStringLiteral("training.grad_reduce_dtype"),
             QObject::tr("Gradient reduction"),
             QObject::tr("Dtype of the data-parallel gradient all-reduce / reduce-scatter: fp32 (Megatron's default) "
                         "or the training precision (--grad-reduce-in-bf16); not wider than the main gradients"),
-            &C::training, &TrainingConfig::gradReduceDtype)));
-        training.fields.push_back(choice<Recompute, 3>(bound(QStringLiteral("training.recompute"),
+            &C::training, &TrainingConfig::gradReduceDtype))));
+        training.fields.push_back(refusedForInference(choice<Recompute, 3>(bound(QStringLiteral("training.recompute"),
             QObject::tr("Recompute"), QObject::tr("Activation recomputation: none, selective (attention) or full"),
-            &C::training, &TrainingConfig::recompute)));
+            &C::training, &TrainingConfig::recompute))));
         groups.push_back(std::move(training));
 
-        Group parallelism { QObject::tr("Parallelism"), {} };
+        Group parallelism { QObject::tr("Parallelism"), {}, {} };
         const auto degree = [&](const char* key, QString label, QString help, int64_t ParallelismConfig::*member) {
             return doubling(
                 bound(QString::fromLatin1(key), std::move(label), std::move(help), &C::parallelism, member), maxDegree);
@@ -282,7 +356,7 @@ namespace {
         zero.kind = FieldKind::Choice;
         zero.choices = QStringList { QObject::tr("0 \u2014 none"), QObject::tr("1 \u2014 optimizer state"),
             QObject::tr("2 \u2014 + gradients"), QObject::tr("3 \u2014 + weights (FSDP)") };
-        parallelism.fields.push_back(std::move(zero));
+        parallelism.fields.push_back(refusedForInference(std::move(zero)));
         parallelism.fields.push_back(choice<Schedule, 3>(bound(QStringLiteral("parallelism.schedule"),
             QObject::tr("Schedule"), QObject::tr("Pipeline schedule: gpipe, 1f1b or interleaved 1f1b"), &C::parallelism,
             &ParallelismConfig::schedule)));
@@ -316,14 +390,14 @@ namespace {
             &C::parallelism, &ParallelismConfig::lossInSplit));
         // Megatron-LM's overlap switches (estimate only; their defaults are Megatron's).
         parallelism.fields.push_back(
-            bound(QStringLiteral("parallelism.overlap_grad_reduce"), QObject::tr("Overlap grad reduce"),
+            trainingOnly(bound(QStringLiteral("parallelism.overlap_grad_reduce"), QObject::tr("Overlap grad reduce"),
                 QObject::tr("The data-parallel gradient reduction runs in buckets during the backward "
                             "(--overlap-grad-reduce)"),
-                &C::parallelism, &ParallelismConfig::overlapGradReduce));
+                &C::parallelism, &ParallelismConfig::overlapGradReduce)));
         parallelism.fields.push_back(
-            bound(QStringLiteral("parallelism.overlap_param_gather"), QObject::tr("Overlap param gather"),
+            trainingOnly(bound(QStringLiteral("parallelism.overlap_param_gather"), QObject::tr("Overlap param gather"),
                 QObject::tr("ZeRO's parameter all-gather hides behind the next forward (--overlap-param-gather)"),
-                &C::parallelism, &ParallelismConfig::overlapParamGather));
+                &C::parallelism, &ParallelismConfig::overlapParamGather)));
         parallelism.fields.push_back(
             bound(QStringLiteral("parallelism.tp_comm_overlap"), QObject::tr("Overlap TP comm"),
                 QObject::tr("Tensor-parallel collectives pipelined with their GEMMs (--tp-comm-overlap)"),
@@ -335,7 +409,7 @@ namespace {
                 &C::parallelism, &ParallelismConfig::overlapP2pComm));
         groups.push_back(std::move(parallelism));
 
-        Group cluster { QObject::tr("Cluster"), {} };
+        Group cluster { QObject::tr("Cluster"), {}, {} };
         FieldSpec preset;
         preset.keyPath = QStringLiteral("cluster.preset");
         preset.label = QObject::tr("Cluster preset");
@@ -440,6 +514,8 @@ ConfigForm::ConfigForm(QWidget* parent)
 
     for (Group& group : formGroups()) {
         auto* box = new QGroupBox(group.title, content);
+        m_groupTitles.push_back(
+            { box, group.title, group.inferenceTitle.isEmpty() ? group.title : group.inferenceTitle });
         auto* form = new QFormLayout(box);
         form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
         form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -595,12 +671,24 @@ void ConfigForm::setConfig(const Config& config)
 void ConfigForm::updateRowVisibility()
 {
     const bool isMoe = m_config.model.family == Family::Moe;
+    const bool inference = isInference(m_config);
+    static const Config defaults;
     for (const Field& field : m_fields) {
-        if (!field.spec.moeOnly)
-            continue;
+        bool visible = true;
         // Shown for moe, and for other families only while the value is set (it is then an error to fix).
-        field.layout->setRowVisible(field.widget, isMoe || field.spec.get(m_config) != 0);
+        if (field.spec.moeOnly)
+            visible = isMoe || field.spec.get(m_config) != 0;
+        if (field.spec.shown == Shown::Inference)
+            visible = visible && inference;
+        else if (field.spec.shown == Shown::Training)
+            visible = visible && !inference;
+        else if (field.spec.shown == Shown::TrainingUnlessSet && inference)
+            visible = visible && field.spec.get(m_config) != field.spec.get(defaults); // set: an error to fix
+        if (field.spec.moeOnly || field.spec.shown != Shown::Always)
+            field.layout->setRowVisible(field.widget, visible);
     }
+    for (const GroupTitle& g : m_groupTitles)
+        g.box->setTitle(inference ? g.inference : g.training);
 }
 
 void ConfigForm::onEdited(int fieldId, qint64 value, const QString& text)

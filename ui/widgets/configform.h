@@ -11,6 +11,7 @@
 #include <vector>
 
 class QFormLayout;
+class QGroupBox;
 
 namespace stagecraft {
 
@@ -47,7 +48,16 @@ private:
     void onEdited(int fieldId, qint64 value, const QString& text);
     void updateRowVisibility();
 
+    /// A group box and its titles for the two workloads ("Training" shows only the precision for inference).
+    struct GroupTitle
+    {
+        QGroupBox* box;
+        QString training;
+        QString inference;
+    };
+
     std::vector<Field> m_fields;
+    std::vector<GroupTitle> m_groupTitles;
     QHash<QString, int> m_fieldByKey;
     Config m_config;
 };
