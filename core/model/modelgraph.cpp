@@ -277,6 +277,9 @@ namespace {
 
         TensorId attention(TensorId x);
         TensorId decodeAttention(TensorId x);
+        /// MLA's query heads from the normed hidden state `xn` of the phase's positions (m_seq): the part without
+        /// RoPE and the rotated RoPE part, through the compressed query when q_lora_rank > 0.
+        std::pair<TensorId, TensorId> mlaQuery(const std::string& p, TensorId xn);
         /// Marks `keys` and `values` (MLA: the latent and the rotary key) as this layer's KV cache of this phase.
         void cache(TensorId keys, TensorId values);
         /// How a decode step's attention reads a cache tensor: as it was written. The prompt's positions keep their
@@ -334,6 +337,25 @@ namespace {
         m_cacheValues[m_layer].push_back(values);
     }
 
+    std::pair<TensorId, TensorId> Builder::mlaQuery(const std::string& p, TensorId xn)
+    {
+        const Labels qd { I::Batch, m_seq, I::Heads, I::HeadDim };
+        const Labels qr { I::Batch, m_seq, I::Heads, I::RopeDim };
+        Operand qIn = in(xn);
+        Labels qW { I::Hidden };
+        if (m_model.qLoraRank > 0) {
+            TensorId qa = linear(
+                p + ".q_a", Region::Attention, in(xn), { I::Hidden, I::QLora }, { I::Batch, m_seq, I::QLora }, false);
+            qIn = in(norm(p + ".q_a_norm", qa, Region::Attention, { I::QLora }));
+            qW = { I::QLora };
+        }
+        const Index qSrc = qW.front();
+        TensorId qn = linear(p + ".q_nope", Region::Attention, qIn, { qSrc, I::Heads, I::HeadDim }, qd, false);
+        TensorId qp = linear(p + ".q_rope", Region::Attention, qIn, { qSrc, I::Heads, I::RopeDim }, qr, false);
+        qp = fwd(OpKind::Rope, p + ".rope_q", Region::Attention, { in(qp) }, qr, qr, constant(flopcost::kRope));
+        return { qn, qp };
+    }
+
     TensorId Builder::decodeAttention(TensorId x)
     {
         // One new position per sequence against the cache of the Seq + k positions before and including it.
@@ -368,19 +390,7 @@ namespace {
             // expanding every cached latent into keys; the context is taken in latent space and W_UV maps it to
             // the value heads after attention (2*H*Dkvlora*Dvhead). Per cached position and head the kernel does
             // Dkvlora + Drope multiply-adds for the score and Dkvlora for the context.
-            const Labels qr { I::Batch, I::Token, I::Heads, I::RopeDim };
-            Operand qIn = in(xn);
-            Labels qW { I::Hidden };
-            if (m_model.qLoraRank > 0) {
-                TensorId qa = linear(p + ".q_a", Region::Attention, in(xn), { I::Hidden, I::QLora },
-                    { I::Batch, I::Token, I::QLora }, false);
-                qIn = in(norm(p + ".q_a_norm", qa, Region::Attention, { I::QLora }));
-                qW = { I::QLora };
-            }
-            const Index qSrc = qW.front();
-            TensorId qn = linear(p + ".q_nope", Region::Attention, qIn, { qSrc, I::Heads, I::HeadDim }, qd, false);
-            TensorId qp = linear(p + ".q_rope", Region::Attention, qIn, { qSrc, I::Heads, I::RopeDim }, qr, false);
-            qp = fwd(OpKind::Rope, p + ".rope_q", Region::Attention, { in(qp) }, qr, qr, constant(flopcost::kRope));
+            const auto [qn, qp] = mlaQuery(p, xn);
             if (!havePrompt) {
                 m_cacheKeys[m_layer].push_back(promptCache(".kv_cache", { I::Batch, I::Seq, I::KVLora }));
                 m_cacheValues[m_layer].push_back(promptCache(".k_rope_cache", { I::Batch, I::Seq, I::RopeDim }));
@@ -464,19 +474,7 @@ namespace {
         std::vector<Operand> queries, keys;
         TensorId v;
         if (mla) {
-            const Labels qr { I::Batch, m_seq, I::Heads, I::RopeDim };
-            Operand qIn = in(xn);
-            Labels qW { I::Hidden };
-            if (m_model.qLoraRank > 0) {
-                TensorId qa = linear(p + ".q_a", Region::Attention, in(xn), { I::Hidden, I::QLora },
-                    { I::Batch, m_seq, I::QLora }, false);
-                qIn = in(norm(p + ".q_a_norm", qa, Region::Attention, { I::QLora }));
-                qW = { I::QLora };
-            }
-            const Index qSrc = qW.front();
-            TensorId qn = linear(p + ".q_nope", Region::Attention, qIn, { qSrc, I::Heads, I::HeadDim }, qd, false);
-            TensorId qp = linear(p + ".q_rope", Region::Attention, qIn, { qSrc, I::Heads, I::RopeDim }, qr, false);
-            qp = fwd(OpKind::Rope, p + ".rope_q", Region::Attention, { in(qp) }, qr, qr, constant(flopcost::kRope));
+            const auto [qn, qp] = mlaQuery(p, xn);
             TensorId ckv = linear(p + ".kv_a", Region::Attention, in(xn), { I::Hidden, I::KVLora },
                 { I::Batch, m_seq, I::KVLora }, false);
             const Labels kr { I::Batch, m_seq, I::RopeDim };
