@@ -279,8 +279,7 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
     QString xTitle = data.timeAxis ? QStringLiteral("estimated time (ms, the Timeline's clock)")
                                    : QStringLiteral("step (program node, schedule order)");
     if (data.keptMicroBatches > 0) // the peak is the iteration's: 1F1B and interleaved bound what is in flight
-        xTitle += QStringLiteral(" \u00b7 micro-batches 1\u2013%1 of %2")
-                      .arg(formatExact(data.keptMicroBatches), formatExact(data.microBatches));
+        xTitle += QStringLiteral(" \u00b7 ") + keptMicroBatchesRange(data.keptMicroBatches, data.microBatches);
     m_axisX->setTitleText(xTitle);
     const double top = std::max(dataMax, hbmOnScale ? hbm : 0.0) * 1.1;
     const double yInterval = niceTickInterval(top > 0 ? top : 1, 6);

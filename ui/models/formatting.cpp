@@ -86,10 +86,15 @@ QString countNoun(qint64 count, const QString& singular, const QString& plural)
     return formatExact(count) + QLatin1Char(' ') + (count == 1 ? singular : plural);
 }
 
+QString keptMicroBatchesRange(qint64 kept, qint64 total)
+{
+    return QStringLiteral("micro-batches 1\u2013%1 of %2").arg(formatExact(kept), formatExact(total));
+}
+
 QString keptMicroBatchesText(qint64 kept, qint64 total)
 {
-    return QStringLiteral("micro-batches 1\u2013%1 of %2 drawn (%3\u2013%2 repeat the steady state)")
-        .arg(formatExact(kept), formatExact(total), formatExact(kept + 1));
+    return keptMicroBatchesRange(kept, total)
+        + QStringLiteral(" drawn (%1\u2013%2 repeat the steady state)").arg(formatExact(kept + 1), formatExact(total));
 }
 
 } // namespace stagecraft

@@ -31,8 +31,11 @@ QString formatDuration(double seconds);
 QString formatExact(qint64 value);
 /// "1 class", "3 classes": `count` with the singular or the plural noun.
 QString countNoun(qint64 count, const QString& singular, const QString& plural);
-/// What a compressed result's programs hold: "micro-batches 1\u20134 of 1,024 drawn (5\u20131,024 repeat the steady
-/// state)". The views that draw the programs (Memory, Timeline, Graph) say so next to what they draw.
+/// The micro-batches a compressed result's programs hold: "micro-batches 1\u20134 of 1,024" (where room is short,
+/// e.g. an axis title).
+QString keptMicroBatchesRange(qint64 kept, qint64 total);
+/// The same with what the others do: "micro-batches 1\u20134 of 1,024 drawn (5\u20131,024 repeat the steady state)".
+/// The views that draw the programs (Memory, Timeline, Graph) say so next to what they draw.
 QString keptMicroBatchesText(qint64 kept, qint64 total);
 
 } // namespace stagecraft
