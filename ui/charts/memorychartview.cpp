@@ -5,6 +5,7 @@
 #include "charts/memorytimes.h"
 #include "models/formatting.h"
 #include "models/memorymodel.h"
+#include "program/program.h"
 
 #include <QAreaSeries>
 #include <QBrush>
@@ -294,8 +295,13 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
         return QStringLiteral("<span style='color:%1'>%2</span>&nbsp;%3").arg(color.name(), symbol, text);
     };
     QStringList entries;
-    for (int i = 0; i < kMemoryChartCategories; ++i)
+    constexpr auto kvCache = static_cast<int>(MemoryCategory::KvCache);
+    for (int i = 0; i < kMemoryChartCategories; ++i) {
+        // A training timeline holds no KV cache: no entry for it (serving always has one).
+        if (i == kvCache && data.categoryMaxBytes[static_cast<size_t>(i)] == 0)
+            continue;
         entries << entry(MemoryModel::categoryColor(i), QStringLiteral("&#9632;"), categoryLegend(data, i));
+    }
     if (compare)
         entries << entry(kCompareColor, QStringLiteral("&#9473;&#9473;"), m_compare->name());
     if (baseline)
