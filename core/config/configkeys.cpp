@@ -44,7 +44,9 @@ const std::vector<ConfigKeyInfo>& configKeys()
         { "model.shared_expert_ffn_hidden", "0", false,
             "moe only: FFN dimension of an always-active shared expert; 0 = no shared expert." },
         { "model.causal_mask", "true", false,
-            "Attention FLOPs of a causal kernel (about half the S x S work); false counts the full S x S." },
+            "Attention FLOPs of a causal kernel (about half the S x S work); false counts the full S x S. Only "
+            "`attention: flash` skips the masked half: eager attention computes every score and masks it afterwards, "
+            "so it does the full S x S work either way." },
         { "model.tied_embeddings", "false", false,
             "The output head shares the input embedding matrix (GPT-3 does). With `pp` > 1 the embedding-gradient "
             "all-reduce between the first and last stage is not modelled (a warning says so)." },

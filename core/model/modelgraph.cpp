@@ -257,7 +257,9 @@ namespace {
 
         /// Per-point cost terms of core attention over (batch, heads, seq, seq_kv): FLOPs per multiply-add (1 for a
         /// causal kernel, which does half the S x S work), the share of softmax work done (1/2 causal), and the
-        /// q/k and v head sizes (MLA adds the RoPE part to q/k).
+        /// q/k and v head sizes (MLA adds the RoPE part to q/k). Only the fused kernel skips the masked half: eager
+        /// attention computes every score with a batched GEMM and masks it afterwards (Megatron-LM's baddbmm, its
+        /// masked softmax and the bmm with V), so it does the full S x S work whatever the mask.
         struct AttentionCost
         {
             Expr mac, half, qkDim, vDim;
@@ -265,9 +267,10 @@ namespace {
         AttentionCost attentionCost() const
         {
             const auto& sym = ModelSymbols::get();
+            const bool skipsMasked = m_model.causalMask && m_model.attention == AttentionKernel::Flash;
             AttentionCost c;
-            c.mac = m_model.causalMask ? Expr(1) : constant(flopcost::kMultiplyAdd);
-            c.half = m_model.causalMask ? Expr(1) / Expr(2) : Expr(1);
+            c.mac = skipsMasked ? Expr(1) : constant(flopcost::kMultiplyAdd);
+            c.half = skipsMasked ? Expr(1) / Expr(2) : Expr(1);
             c.qkDim = Expr::symbol(sym.dhead);
             if (usesMla(m_model))
                 c.qkDim += Expr::symbol(sym.drope);
