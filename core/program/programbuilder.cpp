@@ -240,6 +240,8 @@ namespace {
         void flushGradientBucket(int32_t microBatch);
         void emitDeferredReductions();
         void emitOptimizer();
+        /// Memory traffic of the optimizer step beyond Adam's own reads and writes, for `optimizerBytes` of state.
+        int64_t mixedPrecisionStepBytes(int32_t w, int64_t optimizerBytes) const;
 
         int weightSlot(int32_t weightTensor) const
         {
@@ -742,6 +744,28 @@ namespace {
         m_reductionCtrlDeps.clear();
     }
 
+    int64_t StageBuilder::mixedPrecisionStepBytes(int32_t w, int64_t optimizerBytes) const
+    {
+        // Megatron-LM's optimizer step around Adam (optimizer/optimizer.py, MixedPrecisionOptimizer.step and
+        // clip_grads.py), per parameter of the shard it updates: the main gradients are made fp32 (a copy when
+        // training.main_grad_dtype is 16-bit: read them, write fp32), unscaled and checked for inf/NaN under fp16's
+        // loss scaling (read and write fp32), read once more for the gradient norm of --clip-grad (1.0 by default),
+        // and after Adam the fp32 master weights are read to write the 16-bit model weights. Adam's state, the
+        // gradient read and the weight write are counted by the caller.
+        const bool mixed = G.tensor(TensorId { w }).dtype != DType::F32;
+        const int64_t params = optimizerBytes / (mixed ? 12 : 8); // see ensureResident: 12 or 8 bytes a parameter
+        const int64_t mainGradBytes = P.elementBytes(G.weightGrads[static_cast<size_t>(weightSlot(w))]);
+        int64_t perParam = mixed ? 4 : mainGradBytes; // the gradient norm's read
+        if (mixed) {
+            perParam += 4; // the master weights read for the model-weight copy
+            if (mainGradBytes < 4)
+                perParam += mainGradBytes + 4;
+            if (P.config.training.precision == Precision::Fp16)
+                perParam += 8;
+        }
+        return params * perParam;
+    }
+
     void StageBuilder::emitOptimizer()
     {
         // One fused optimizer step per layer on this stage, after that layer's gradients are reduced; ZeRO 1/2 then
@@ -761,9 +785,12 @@ namespace {
                 const int32_t opIndex = G.firstOptimizerOp + slot;
                 const int64_t n1 = m_zero >= 1 ? dataGroupSize(w) : 1;
                 flops += (P.opFlops[static_cast<size_t>(opIndex)] + n1 - 1) / n1;
-                bytes += m_program.buffers[static_cast<size_t>(m_optimizerBuffer[static_cast<size_t>(slot)])].bytes * 2
+                const int64_t optimizerBytes =
+                    m_program.buffers[static_cast<size_t>(m_optimizerBuffer[static_cast<size_t>(slot)])].bytes;
+                bytes += optimizerBytes * 2
                     + m_program.buffers[static_cast<size_t>(m_gradBuffer[static_cast<size_t>(slot)])].bytes
-                    + m_program.buffers[static_cast<size_t>(m_weightBuffer[static_cast<size_t>(slot)])].bytes;
+                    + m_program.buffers[static_cast<size_t>(m_weightBuffer[static_cast<size_t>(slot)])].bytes
+                    + mixedPrecisionStepBytes(w, optimizerBytes);
                 n.reads.push_back(m_gradBuffer[static_cast<size_t>(slot)]);
                 n.reads.push_back(m_optimizerBuffer[static_cast<size_t>(slot)]);
                 n.writes.push_back(m_optimizerBuffer[static_cast<size_t>(slot)]);
