@@ -316,10 +316,12 @@ private Q_SLOTS:
             "  tp: 8\n");
         row("llama3-70b tp4 cp2 prefill", "llama3-70b", "  batch: 8\n  prompt_tokens: 4040\n  phases: prefill\n",
             "  tp: 4\n  cp: 2\n  sequence_parallel: true\n");
-        // The serving example of resources/serving.
-        QFile example(QStringLiteral(STAGECRAFT_SOURCE_DIR "/resources/serving/llama3-70b-h100-tp8.yaml"));
-        QVERIFY(example.open(QIODevice::ReadOnly));
-        QTest::newRow("resources/serving/llama3-70b-h100-tp8.yaml") << QString::fromUtf8(example.readAll());
+        // The two serving presets.
+        for (const char* preset : { "llama3-70b-serving", "deepseek-v3-serving" }) {
+            QFile file(QStringLiteral(STAGECRAFT_SOURCE_DIR "/resources/presets/%1.yaml").arg(QLatin1String(preset)));
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            QTest::newRow(preset) << QString::fromUtf8(file.readAll());
+        }
     }
 
     void kvCacheBytes()
