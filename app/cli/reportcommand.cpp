@@ -4,6 +4,7 @@
 #include "config/configvalidator.h"
 #include "config/presets.h"
 #include "estimate/chrometrace.h"
+#include "estimate/servingestimate.h"
 #include "program/programdump.h"
 #include "report/report.h"
 
@@ -22,7 +23,16 @@ namespace {
         const std::optional<GpuSpec> gpu = gpuForConfig(result.config, error);
         StepEstimate estimate;
         EstimateSchedule schedule;
-        if (!gpu || !estimateStep(result, *gpu, EstimateOptions {}, estimate, error, &schedule)) {
+        if (gpu && isInference(result.config)) {
+            // The serving programs' schedule; the trace's header names the GPU and the programs' span.
+            ServingEstimate serving;
+            if (!estimateServing(result, *gpu, EstimateOptions {}, serving, error, &schedule)) {
+                std::cerr << "stagecraft: --chrome-trace: no serving estimate: " << error << "\n";
+                return ExitBadInput;
+            }
+            estimate.gpu = serving.gpu;
+            estimate.iterationTimeS = estimate.pipelineTimeS = serving.programsTimeS;
+        } else if (!gpu || !estimateStep(result, *gpu, EstimateOptions {}, estimate, error, &schedule)) {
             std::cerr << "stagecraft: --chrome-trace: no step-time estimate: " << error << "\n";
             return ExitBadInput;
         }

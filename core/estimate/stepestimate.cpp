@@ -198,7 +198,8 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
 {
     if (isInference(result.config)) {
         // A training iteration's model (MFU, gradient reduction, the optimizer) would mislead for serving.
-        error = "no step-time estimate for inference yet (time to first token and per output token are to come)";
+        error = "no step-time estimate for inference configs; `stagecraft report` gives their serving estimate "
+                "(time to first token, time per output token, throughput)";
         return false;
     }
     if (!result.compression)
