@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The serving estimate (issue #18): time to first token, time per output token, what a decode step reads, the
-// largest batch that fits. Every expected value is derived in the comments from the model's
+// largest batch that fits, and the serving sweep. Every expected value is derived in the comments from the model's
 // published shapes and the GPU preset (resources/gpus/h100-sxm.yaml: 989.5 TFLOP/s dense bf16, 3350 GB/s HBM,
 // GEMM efficiency 0.801, FlashAttention forward 0.55, memory-bound kernels 0.85 of HBM).
 #include "config/configvalidator.h"
 #include "config/presets.h"
 #include "estimate/servingestimate.h"
+#include "estimate/sweep.h"
 #include "model/modelcost.h"
 #include "synthhelpers.h"
 
@@ -330,6 +331,85 @@ private Q_SLOTS:
         QVERIFY(e.ttftS > 0 && e.tpotS > 0 && e.tokensPerSPerGpu > 0);
         QVERIFY(e.maxSequences >= r->config.inference.batch);
         QVERIFY(e.generationPeakBytes <= e.hbmBytes);
+    }
+
+    void servingSweep()
+    {
+        // llama3-70b-serving on 8 GPUs: every (dp, tp, pp) with dp * tp * pp = 8 and 64 divisible by dp * pp:
+        // 10 meshes. tp 1 holds all 70.6 B parameters in bf16, 141 GB > 80 GiB: out of memory. The rest fit;
+        // ranked by output tokens/s per GPU, highest first.
+        std::string error;
+        const ConfigResult loaded = loadConfigOrPreset("llama3-70b-serving");
+        QVERIFY(loaded.config);
+        const std::optional<GpuSpec> gpu = gpuForConfig(*loaded.config, error);
+        QVERIFY(gpu);
+        SweepOptions options;
+        options.threads = 2;
+        const SweepResult all = sweep(*loaded.config, 8, *gpu, EstimateOptions {}, nullptr, options);
+        QVERIFY2(all.error.empty(), all.error.c_str());
+        QVERIFY(all.serving);
+        QCOMPARE(all.candidates, int64_t(10));
+        for (size_t i = 1; i < all.ranked.size(); ++i)
+            QVERIFY(all.ranked[i - 1].tokensPerSPerGpu >= all.ranked[i].tokensPerSPerGpu);
+        int outOfMemory = 0;
+        for (const SweepCandidate& c : all.rejected) {
+            QCOMPARE(c.rejection, SweepRejection::OutOfMemory);
+            QCOMPARE(c.tp, int64_t(1));
+            QVERIFY(c.peakBytes > gpu->hbmBytes);
+            QVERIFY(70.5e9 * 2 > double(gpu->hbmBytes));
+            ++outOfMemory;
+        }
+        QCOMPARE(outOfMemory, 1);
+        QCOMPARE(all.ranked.size(), size_t(9));
+
+        // A TPOT limit between the fastest and the slowest fitting plan: the plans over it are rejected with
+        // their TPOT, the others ranked in the same order as before.
+        std::vector<double> tpots;
+        for (const SweepCandidate& c : all.ranked)
+            tpots.push_back(c.tpotS);
+        std::sort(tpots.begin(), tpots.end());
+        options.tpotLimitS = (tpots[tpots.size() / 2] + tpots[tpots.size() / 2 + 1]) / 2;
+        const SweepResult limited = sweep(*loaded.config, 8, *gpu, EstimateOptions {}, nullptr, options);
+        QCOMPARE(limited.tpotLimitS, options.tpotLimitS);
+        size_t over = 0;
+        for (const SweepCandidate& c : all.ranked)
+            over += c.tpotS > options.tpotLimitS ? 1 : 0;
+        QVERIFY(over > 0 && over < all.ranked.size());
+        QCOMPARE(limited.ranked.size(), all.ranked.size() - over);
+        for (const SweepCandidate& c : limited.ranked)
+            QVERIFY(c.tpotS <= options.tpotLimitS);
+        size_t rejectedForTpot = 0;
+        for (const SweepCandidate& c : limited.rejected)
+            if (c.rejection == SweepRejection::OverTpotLimit) {
+                QVERIFY(c.tpotS > options.tpotLimitS);
+                QCOMPARE(c.reasonKey, std::string("tpot"));
+                ++rejectedForTpot;
+            }
+        QCOMPARE(rejectedForTpot, over);
+        size_t k = 0;
+        for (const SweepCandidate& c : all.ranked)
+            if (c.tpotS <= options.tpotLimitS)
+                QCOMPARE(limited.ranked[k++].index, c.index);
+    }
+
+    void moeServingSweep()
+    {
+        // MoE plans try every ep dividing dp, ep = dp being DeepSeek-style data-parallel attention with expert
+        // parallelism. Over dp * tp * pp = 8 that is sum over the meshes of the divisors of dp: dp 8 (1 mesh, 4
+        // divisors), dp 4 (2 meshes, 3), dp 2 (3 meshes, 2), dp 1 (4 meshes, 1) = 4 + 6 + 6 + 4 = 20 plans.
+        std::string error;
+        const ConfigResult loaded = loadConfigOrPreset(
+            "mixtral-8x7b", serving(1, 1, 1, 1, { "batch=64", "prompt_tokens=1000", "output_tokens=32" }));
+        QVERIFY(loaded.config);
+        const std::optional<GpuSpec> gpu = gpuForConfig(*loaded.config, error);
+        QVERIFY(gpu);
+        const SweepResult r = sweep(*loaded.config, 8, *gpu, EstimateOptions {}, nullptr, SweepOptions {});
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.candidates, int64_t(20));
+        bool dpAttention = false;
+        for (const SweepCandidate& c : r.ranked)
+            dpAttention = dpAttention || (c.dp == 8 && c.ep == 8 && c.tp == 1);
+        QVERIFY(dpAttention);
     }
 };
 
