@@ -8,6 +8,7 @@
 #include "program/programdump.h"
 #include "report/report.h"
 
+#include <algorithm>
 #include <iostream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -128,8 +129,11 @@ Command addPresetsCommand(CLI::App& app)
                         j.push_back({ { "name", name }, { "summary", presetSummary(name) } });
                     std::cout << j.dump(2) << "\n";
                 } else {
+                    size_t width = 0;
                     for (const std::string& name : presetNames())
-                        std::printf("%-14s %s\n", name.c_str(), presetSummary(name).c_str());
+                        width = std::max(width, name.size());
+                    for (const std::string& name : presetNames())
+                        std::printf("%-*s %s\n", static_cast<int>(width), name.c_str(), presetSummary(name).c_str());
                 }
                 return ExitOk;
             } };
