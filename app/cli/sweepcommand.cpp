@@ -144,6 +144,7 @@ Command addSweepCommand(CLI::App& app)
     cmd->add_option("--tpot-ms", state->tpotMs,
            "Serving configs: reject plans whose time per output token exceeds this many milliseconds (default: no "
            "limit)")
+        ->type_name("MS")
         ->transform(positiveMilliseconds());
     return { cmd, [state]() -> int {
                 ConfigFlags flags = state->flags;

@@ -376,7 +376,8 @@ std::string servingEstimateText(const ServingEstimate& e)
         const ServingClassEstimate& c = e.classes[static_cast<size_t>(e.decodeStage)];
         for (const DecodeStepCost* s : { &c.firstStep, &c.lastStep }) {
             std::snprintf(line, sizeof line,
-                "  decode step at %lld tokens of context, stage %d: reads %s (weights %s, KV cache %s, activations "
+                "  decode step at %lld tokens of context, stage %d: moves %s through HBM (weights %s, KV cache %s, "
+                "activations "
                 "%s): %s at HBM speed; compute alone %s; %lld kernels %s with %s of gaps\n",
                 static_cast<long long>(s->contextTokens), c.stage, gib(static_cast<double>(s->bytes)).c_str(),
                 gib(static_cast<double>(s->weightBytes)).c_str(), gib(static_cast<double>(s->kvCacheBytes)).c_str(),
