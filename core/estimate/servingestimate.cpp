@@ -228,10 +228,14 @@ namespace {
         return buf;
     }
 
+    /// "22.81 GiB", "7.50 MiB": GiB from one GiB up, else MiB.
     std::string gib(double bytes)
     {
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / 1073741824.0);
+        if (bytes >= 1073741824.0)
+            std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / 1073741824.0);
+        else
+            std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / 1048576.0);
         return buf;
     }
 
@@ -360,18 +364,22 @@ std::string servingEstimateText(const ServingEstimate& e)
 {
     std::string out;
     char line[512];
-    std::snprintf(line, sizeof line,
-        "serving estimate on %s: time to first token %s, time per output token %s (%s at the first decode step, %s "
-        "at the last)\n",
-        e.gpu.c_str(), seconds(e.ttftS).c_str(), seconds(e.tpotS).c_str(), seconds(e.tpotFirstS).c_str(),
-        seconds(e.tpotLastS).c_str());
+    const std::string ttft = e.ttftS > 0 ? seconds(e.ttftS) : std::string("- (no prefill phase)");
+    const std::string tpot = e.tpotS > 0 ? seconds(e.tpotS) + " (" + seconds(e.tpotFirstS)
+            + " at the first decode step, " + seconds(e.tpotLastS) + " at the last)"
+                                         : std::string("- (no decode phase)");
+    std::snprintf(line, sizeof line, "serving estimate on %s: time to first token %s, time per output token %s\n",
+        e.gpu.c_str(), ttft.c_str(), tpot.c_str());
     out += line;
     std::snprintf(line, sizeof line,
-        "  throughput: %.4g output tokens/s per GPU over the generation of %s (%.4g per replica, %.4g overall); "
-        "decode alone %.4g per GPU\n",
-        e.tokensPerSPerGpu, seconds(e.generationTimeS).c_str(), e.tokensPerSPerReplica, e.tokensPerS,
-        e.decodeTokensPerSPerGpu);
+        "  throughput: %.4g output tokens/s per GPU over the generation of %s (%.4g per replica, %.4g overall)",
+        e.tokensPerSPerGpu, seconds(e.generationTimeS).c_str(), e.tokensPerSPerReplica, e.tokensPerS);
     out += line;
+    if (e.decodeTokensPerSPerGpu > 0) {
+        std::snprintf(line, sizeof line, "; decode alone %.4g per GPU", e.decodeTokensPerSPerGpu);
+        out += line;
+    }
+    out += "\n";
     if (!e.classes.empty() && e.tpotS > 0) {
         const ServingClassEstimate& c = e.classes[static_cast<size_t>(e.decodeStage)];
         for (const DecodeStepCost* s : { &c.firstStep, &c.lastStep }) {

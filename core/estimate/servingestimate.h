@@ -101,9 +101,10 @@ struct ServingEstimate
 ///
 /// TTFT comes from the schedule of `result`'s own programs. The decode steps of the programs are the first few of
 /// the generation, so each TPOT end point comes from a decode-only probe synthesis at that context: decode steps
-/// 1..3 against a resident prompt of context - 3 positions; its step 3, whose micro-batches have each passed every
-/// stage and sent their token back to stage 0 twice (the pipeline's steady state), is measured as the time between
-/// the sampling of steps 2 and 3, averaged over the micro-batches. With pp micro-batches in flight that is the
+/// 1..3 against a resident prompt of context - 3 positions (at least 1: a prompt under 3 tokens is probed at
+/// context 4); its step 3, whose micro-batches have each passed every stage and sent their token back to stage 0
+/// twice (the pipeline's steady state), is measured as the time between the sampling of steps 2 and 3, averaged
+/// over the micro-batches. With pp micro-batches in flight that is the
 /// larger of pp times the slowest stage and one round trip of a micro-batch through every stage and back.
 /// Memory: see ServingClassEstimate. Returns false and sets `error` for a training config, an unknown precision
 /// peak, or a failed probe. Never throws. Thread-safe (reads `result`; the probes are its own).
