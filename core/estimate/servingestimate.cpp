@@ -2,6 +2,7 @@
 #include "estimate/servingestimate.h"
 
 #include "config/configvalidator.h"
+#include "estimate/estimatetext.h"
 #include "program/inputbytes.h"
 
 #include <algorithm>
@@ -216,29 +217,6 @@ namespace {
             { "kernel_gap_s", s.kernelGapS }, { "kernels", s.kernels } };
     }
 
-    std::string seconds(double s)
-    {
-        char buf[32];
-        if (s >= 1)
-            std::snprintf(buf, sizeof buf, "%.3f s", s);
-        else if (s >= 1e-3)
-            std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
-        else
-            std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-        return buf;
-    }
-
-    /// "22.81 GiB", "7.50 MiB": GiB from one GiB up, else MiB.
-    std::string gib(double bytes)
-    {
-        char buf[32];
-        if (bytes >= 1073741824.0)
-            std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / 1073741824.0);
-        else
-            std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / 1048576.0);
-        return buf;
-    }
-
 } // namespace
 
 bool estimateServing(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options,
@@ -364,16 +342,16 @@ std::string servingEstimateText(const ServingEstimate& e)
 {
     std::string out;
     char line[512];
-    const std::string ttft = e.ttftS > 0 ? seconds(e.ttftS) : std::string("- (no prefill phase)");
-    const std::string tpot = e.tpotS > 0 ? seconds(e.tpotS) + " (" + seconds(e.tpotFirstS)
-            + " at the first decode step, " + seconds(e.tpotLastS) + " at the last)"
+    const std::string ttft = e.ttftS > 0 ? secondsText(e.ttftS) : std::string("- (no prefill phase)");
+    const std::string tpot = e.tpotS > 0 ? secondsText(e.tpotS) + " (" + secondsText(e.tpotFirstS)
+            + " at the first decode step, " + secondsText(e.tpotLastS) + " at the last)"
                                          : std::string("- (no decode phase)");
     std::snprintf(line, sizeof line, "serving estimate on %s: time to first token %s, time per output token %s\n",
         e.gpu.c_str(), ttft.c_str(), tpot.c_str());
     out += line;
     std::snprintf(line, sizeof line,
         "  throughput: %.4g output tokens/s per GPU over the generation of %s (%.4g per replica, %.4g overall)",
-        e.tokensPerSPerGpu, seconds(e.generationTimeS).c_str(), e.tokensPerSPerReplica, e.tokensPerS);
+        e.tokensPerSPerGpu, secondsText(e.generationTimeS).c_str(), e.tokensPerSPerReplica, e.tokensPerS);
     out += line;
     if (e.decodeTokensPerSPerGpu > 0) {
         std::snprintf(line, sizeof line, "; decode alone %.4g per GPU", e.decodeTokensPerSPerGpu);
@@ -387,19 +365,20 @@ std::string servingEstimateText(const ServingEstimate& e)
                 "  decode step at %lld tokens of context, stage %d: moves %s through HBM (weights %s, KV cache %s, "
                 "activations "
                 "%s): %s at HBM speed; compute alone %s; %lld kernels %s with %s of gaps\n",
-                static_cast<long long>(s->contextTokens), c.stage, gib(static_cast<double>(s->bytes)).c_str(),
-                gib(static_cast<double>(s->weightBytes)).c_str(), gib(static_cast<double>(s->kvCacheBytes)).c_str(),
-                gib(static_cast<double>(s->activationBytes)).c_str(), seconds(s->hbmTimeS).c_str(),
-                seconds(s->computeTimeS).c_str(), static_cast<long long>(s->kernels), seconds(s->kernelTimeS).c_str(),
-                seconds(s->kernelGapS).c_str());
+                static_cast<long long>(s->contextTokens), c.stage, bytesText(static_cast<double>(s->bytes)).c_str(),
+                bytesText(static_cast<double>(s->weightBytes)).c_str(),
+                bytesText(static_cast<double>(s->kvCacheBytes)).c_str(),
+                bytesText(static_cast<double>(s->activationBytes)).c_str(), secondsText(s->hbmTimeS).c_str(),
+                secondsText(s->computeTimeS).c_str(), static_cast<long long>(s->kernels),
+                secondsText(s->kernelTimeS).c_str(), secondsText(s->kernelGapS).c_str());
             out += line;
         }
     }
     std::snprintf(line, sizeof line,
         "  memory: %s per rank at the end of the generation (weights, transient peak and the full KV cache); at "
         "most %lld concurrent sequences fit in %s of HBM\n",
-        gib(static_cast<double>(e.generationPeakBytes)).c_str(), static_cast<long long>(e.maxSequences),
-        gib(static_cast<double>(e.hbmBytes)).c_str());
+        bytesText(static_cast<double>(e.generationPeakBytes)).c_str(), static_cast<long long>(e.maxSequences),
+        bytesText(static_cast<double>(e.hbmBytes)).c_str());
     out += line;
     return out;
 }

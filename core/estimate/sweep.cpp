@@ -2,6 +2,7 @@
 #include "estimate/sweep.h"
 
 #include "config/configvalidator.h"
+#include "estimate/estimatetext.h"
 #include "estimate/quickestimate.h"
 #include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
@@ -31,31 +32,6 @@ namespace {
         }
         std::sort(out.begin(), out.end());
         return out;
-    }
-
-    /// Binary units with one decimal: "93.1 GiB", "7.6 MiB".
-    std::string memory(double bytes)
-    {
-        char buf[32];
-        if (bytes >= 1073741824.0)
-            std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / 1073741824.0);
-        else if (bytes >= 1048576.0)
-            std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / 1048576.0);
-        else
-            std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024.0);
-        return buf;
-    }
-
-    std::string seconds(double s)
-    {
-        char buf[32];
-        if (s >= 1)
-            std::snprintf(buf, sizeof buf, "%.3f s", s);
-        else if (s >= 1e-3)
-            std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-        else
-            std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-        return buf;
     }
 
     void reject(SweepCandidate& c, SweepRejection why, std::string key, std::string reason)
@@ -134,8 +110,8 @@ namespace {
             }
             if (c.peakBytes > gpu.hbmBytes) {
                 reject(c, SweepRejection::OutOfMemory, "memory",
-                    "peak " + memory(static_cast<double>(c.peakBytes)) + " > "
-                        + memory(static_cast<double>(gpu.hbmBytes)) + " HBM");
+                    "peak " + bytesText(static_cast<double>(c.peakBytes)) + " > "
+                        + bytesText(static_cast<double>(gpu.hbmBytes)) + " HBM");
                 return;
             }
             if (c.stepTimeS > 0)
@@ -174,15 +150,15 @@ namespace {
             c.peakBytes = estimate.generationPeakBytes;
             if (c.peakBytes > gpu.hbmBytes) {
                 reject(c, SweepRejection::OutOfMemory, "memory",
-                    "peak " + memory(static_cast<double>(c.peakBytes)) + " at the end of the generation > "
-                        + memory(static_cast<double>(gpu.hbmBytes)) + " HBM (at most " + std::to_string(c.maxSequences)
-                        + " sequences fit)");
+                    "peak " + bytesText(static_cast<double>(c.peakBytes)) + " at the end of the generation > "
+                        + bytesText(static_cast<double>(gpu.hbmBytes)) + " HBM (at most "
+                        + std::to_string(c.maxSequences) + " sequences fit)");
                 return;
             }
             if (sweepOptions.tpotLimitS > 0 && c.tpotS > sweepOptions.tpotLimitS)
                 reject(c, SweepRejection::OverTpotLimit, "tpot",
-                    "time per output token " + seconds(c.tpotS) + " > the limit of "
-                        + seconds(sweepOptions.tpotLimitS));
+                    "time per output token " + secondsText(c.tpotS) + " > the limit of "
+                        + secondsText(sweepOptions.tpotLimitS));
         }
 
         static std::string firstError(const std::vector<Diagnostic>& diagnostics)
@@ -507,14 +483,14 @@ std::string sweepText(const SweepResult& r, int64_t top)
         return "sweep: " + r.error + "\n";
     std::snprintf(line, sizeof line,
         "%lld x %s: %s HBM, %.1f TFLOP/s dense peak, large GEMMs at %.2f of it (per-kernel model)\n",
-        static_cast<long long>(r.gpus), r.gpu.c_str(), memory(static_cast<double>(r.hbmBytes)).c_str(),
+        static_cast<long long>(r.gpus), r.gpu.c_str(), bytesText(static_cast<double>(r.hbmBytes)).c_str(),
         r.peakFlops / 1e12, r.computeEfficiency);
     out += line;
     if (r.serving) {
         std::snprintf(line, sizeof line,
             "%lld serving plans: %zu fit%s, %zu rejected (full synthesis; ranked by output tokens/s per GPU)%s\n\n",
             static_cast<long long>(r.candidates), r.ranked.size(),
-            r.tpotLimitS > 0 ? (" under a time per output token of " + seconds(r.tpotLimitS)).c_str() : "",
+            r.tpotLimitS > 0 ? (" under a time per output token of " + secondsText(r.tpotLimitS)).c_str() : "",
             r.rejected.size(), r.cancelled ? " [cancelled: incomplete]" : "");
         out += line;
     } else {
@@ -533,10 +509,10 @@ std::string sweepText(const SweepResult& r, int64_t top)
             std::snprintf(line, sizeof line,
                 "%4zu %5lld %4lld %4lld %4lld %4lld  %10s  %10s  %13.1f  %16.1f  %8lld   %s / %s\n", i + 1,
                 static_cast<long long>(c.dp), static_cast<long long>(c.tp), static_cast<long long>(c.pp),
-                static_cast<long long>(c.cp), static_cast<long long>(c.ep), seconds(c.ttftS).c_str(),
-                seconds(c.tpotS).c_str(), c.tokensPerSPerGpu, c.decodeTokensPerSPerGpu,
-                static_cast<long long>(c.maxSequences), memory(static_cast<double>(c.peakBytes)).c_str(),
-                memory(static_cast<double>(r.hbmBytes)).c_str());
+                static_cast<long long>(c.cp), static_cast<long long>(c.ep), secondsText(c.ttftS).c_str(),
+                secondsText(c.tpotS).c_str(), c.tokensPerSPerGpu, c.decodeTokensPerSPerGpu,
+                static_cast<long long>(c.maxSequences), bytesText(static_cast<double>(c.peakBytes)).c_str(),
+                bytesText(static_cast<double>(r.hbmBytes)).c_str());
             out += line;
         }
         if (rows < r.ranked.size())
@@ -550,9 +526,9 @@ std::string sweepText(const SweepResult& r, int64_t top)
                 "%4zu %5lld %4lld %4lld  %-9s %4lld %4lld %4lld  %-9s  %4d  %12s  %5.1f%%  %s / %s\n", i + 1,
                 static_cast<long long>(c.dp), static_cast<long long>(c.tp), static_cast<long long>(c.pp),
                 scheduleText(c).c_str(), static_cast<long long>(c.cp), static_cast<long long>(c.ep),
-                static_cast<long long>(c.microBatch), toString(c.recompute), c.zero, seconds(c.stepTimeS).c_str(),
-                c.mfu * 100, memory(static_cast<double>(c.peakBytes)).c_str(),
-                memory(static_cast<double>(r.hbmBytes)).c_str());
+                static_cast<long long>(c.microBatch), toString(c.recompute), c.zero, secondsText(c.stepTimeS).c_str(),
+                c.mfu * 100, bytesText(static_cast<double>(c.peakBytes)).c_str(),
+                bytesText(static_cast<double>(r.hbmBytes)).c_str());
             out += line;
         }
         if (rows < r.ranked.size())
