@@ -22,23 +22,6 @@ namespace {
         return (value + step - 1) / step * step;
     }
 
-    /// The rates of one synthesized plan, or an error when they cannot time anything.
-    bool ratesOf(const SynthesisResult& r, const GpuSpec& gpu, const EstimateOptions& options, HardwareRates& rates,
-        std::string& error)
-    {
-        rates = withOpRates(hardwareRates(r.config, gpu, options), *r.plan, gpu, options);
-        if (!(rates.peakFlops > 0)) {
-            error = "GPU " + gpu.name + " has no peak FLOP/s for precision " + toString(r.config.training.precision);
-            return false;
-        }
-        if (!(rates.computeEfficiency > 0) || !(rates.intraNodeBytesPerS > 0) || !(rates.interNodeBytesPerS > 0)
-            || !(rates.hbmBytesPerS > 0)) {
-            error = "compute efficiency, HBM and link bandwidths must be positive";
-            return false;
-        }
-        return true;
-    }
-
     /// The serving phase (0 the prefill, k decode step k) of a compute node, -1 for other nodes.
     int32_t stepOf(const SynthesisResult& r, const ProgramNode& n)
     {
@@ -147,7 +130,7 @@ namespace {
         graph = r.graph;
         HardwareRates rates;
         ListSchedule s;
-        if (!ratesOf(r, gpu, options, rates, error) || !listSchedule(r, rates, false, s, error))
+        if (!planRates(r, gpu, options, rates, error) || !listSchedule(r, rates, false, s, error))
             return false;
         const std::vector<std::vector<double>> finish = sampleFinishes(r, s);
         double sum = 0;
@@ -230,7 +213,7 @@ bool estimateServing(const SynthesisResult& result, const GpuSpec& gpu, const Es
         }
         HardwareRates rates;
         ListSchedule scheduled;
-        if (!ratesOf(result, gpu, options, rates, error)
+        if (!planRates(result, gpu, options, rates, error)
             || !listSchedule(result, rates, schedule != nullptr, scheduled, error))
             return false;
         const InferenceConfig& in = config.inference;

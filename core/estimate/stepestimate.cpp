@@ -54,6 +54,22 @@ double uncoveredTime(const std::vector<std::pair<double, double>>& a, const std:
     return total;
 }
 
+bool planRates(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, HardwareRates& rates,
+    std::string& error)
+{
+    rates = withOpRates(hardwareRates(result.config, gpu, options), *result.plan, gpu, options);
+    if (!(rates.peakFlops > 0)) {
+        error = "GPU " + gpu.name + " has no peak FLOP/s for precision " + toString(result.config.training.precision);
+        return false;
+    }
+    if (!(rates.computeEfficiency > 0) || !(rates.intraNodeBytesPerS > 0) || !(rates.interNodeBytesPerS > 0)
+        || !(rates.hbmBytesPerS > 0)) {
+        error = "compute efficiency, HBM and link bandwidths must be positive";
+        return false;
+    }
+    return true;
+}
+
 std::optional<GpuSpec> gpuForConfig(const Config& config, std::string& error)
 {
     std::optional<GpuSpec> gpu = gpuPreset(config.cluster.gpu);
@@ -98,16 +114,9 @@ static bool estimatePrograms(const SynthesisResult& result, const GpuSpec& gpu, 
     StepEstimate& out, std::string& error, EstimateSchedule* schedule)
 {
     try {
-        const HardwareRates rates = withOpRates(hardwareRates(result.config, gpu, options), *result.plan, gpu, options);
-        if (!(rates.peakFlops > 0)) {
-            error =
-                "GPU " + gpu.name + " has no peak FLOP/s for precision " + toString(result.config.training.precision);
+        HardwareRates rates;
+        if (!planRates(result, gpu, options, rates, error))
             return false;
-        }
-        if (!(rates.computeEfficiency > 0) || !(rates.intraNodeBytesPerS > 0) || !(rates.interNodeBytesPerS > 0)) {
-            error = "compute efficiency and bandwidths must be positive";
-            return false;
-        }
         ListSchedule scheduled;
         if (!listSchedule(result, rates, schedule != nullptr, scheduled, error))
             return false;

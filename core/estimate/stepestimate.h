@@ -96,6 +96,12 @@ struct StepEstimate
 bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, StepEstimate& out,
     std::string& error, EstimateSchedule* schedule = nullptr);
 
+/// The rates the estimates time `result`'s programs with on `gpu`: hardwareRates() with the plan's per-op FLOP rates
+/// (withOpRates()). Returns false and sets `error` when the GPU has no peak for the precision or a rate is not
+/// positive. Never throws but std::bad_alloc.
+bool planRates(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, HardwareRates& rates,
+    std::string& error);
+
 /// The GPU preset named by config.cluster.gpu, or nullopt with `error` = unknownGpuMessage().
 std::optional<GpuSpec> gpuForConfig(const Config& config, std::string& error);
 
