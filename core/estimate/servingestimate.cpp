@@ -346,8 +346,7 @@ std::string servingEstimateText(const ServingEstimate& e)
         for (const DecodeStepCost* s : { &c.firstStep, &c.lastStep }) {
             std::snprintf(line, sizeof line,
                 "  decode step at %lld tokens of context, stage %d: moves %s through HBM (weights %s, KV cache %s, "
-                "activations "
-                "%s): %s at HBM speed; compute alone %s; %lld kernels %s with %s of gaps\n",
+                "activations %s): %s at HBM speed; compute alone %s; %lld kernels %s with %s of gaps\n",
                 static_cast<long long>(s->contextTokens), c.stage, bytesText(static_cast<double>(s->bytes)).c_str(),
                 bytesText(static_cast<double>(s->weightBytes)).c_str(),
                 bytesText(static_cast<double>(s->kvCacheBytes)).c_str(),
