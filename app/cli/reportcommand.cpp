@@ -4,9 +4,11 @@
 #include "config/configvalidator.h"
 #include "config/presets.h"
 #include "estimate/chrometrace.h"
+#include "estimate/servingestimate.h"
 #include "program/programdump.h"
 #include "report/report.h"
 
+#include <algorithm>
 #include <iostream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,7 +24,16 @@ namespace {
         const std::optional<GpuSpec> gpu = gpuForConfig(result.config, error);
         StepEstimate estimate;
         EstimateSchedule schedule;
-        if (!gpu || !estimateStep(result, *gpu, EstimateOptions {}, estimate, error, &schedule)) {
+        if (gpu && isInference(result.config)) {
+            // The serving programs' schedule; the trace's header names the GPU and the programs' span.
+            ServingEstimate serving;
+            if (!estimateServing(result, *gpu, EstimateOptions {}, serving, error, &schedule)) {
+                std::cerr << "stagecraft: --chrome-trace: no serving estimate: " << error << "\n";
+                return ExitBadInput;
+            }
+            estimate.gpu = serving.gpu;
+            estimate.iterationTimeS = estimate.pipelineTimeS = serving.programsTimeS;
+        } else if (!gpu || !estimateStep(result, *gpu, EstimateOptions {}, estimate, error, &schedule)) {
             std::cerr << "stagecraft: --chrome-trace: no step-time estimate: " << error << "\n";
             return ExitBadInput;
         }
@@ -118,8 +129,11 @@ Command addPresetsCommand(CLI::App& app)
                         j.push_back({ { "name", name }, { "summary", presetSummary(name) } });
                     std::cout << j.dump(2) << "\n";
                 } else {
+                    size_t width = 0;
                     for (const std::string& name : presetNames())
-                        std::printf("%-14s %s\n", name.c_str(), presetSummary(name).c_str());
+                        width = std::max(width, name.size());
+                    for (const std::string& name : presetNames())
+                        std::printf("%-*s %s\n", static_cast<int>(width), name.c_str(), presetSummary(name).c_str());
                 }
                 return ExitOk;
             } };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // stagecraft sweep CONFIG --gpus N [--json] [--top K] [--gpu NAME] [--efficiency E] [--gpus-per-node G] [--exact]
+//                 [--tpot-ms MS]
 #include "command.h"
 #include "config/configvalidator.h"
 #include "config/configwriter.h"
@@ -44,6 +45,24 @@ namespace {
         int m_lastPercent = -1;
     };
 
+    /// A time in milliseconds: a plain decimal number above 0 and at most 10^6 (no "inf", "nan" or hex).
+    CLI::Validator positiveMilliseconds()
+    {
+        return CLI::Validator(
+            [](std::string& text) -> std::string {
+                double value = 0;
+                const char* end = text.data() + text.size();
+                const auto parsed = std::from_chars(text.data(), end, value, std::chars_format::fixed);
+                const bool plain = !text.empty() && text.find_first_not_of("0123456789.") == std::string::npos;
+                if (!plain || parsed.ec != std::errc() || parsed.ptr != end)
+                    return "expected a time in milliseconds, a number such as 50 or 12.5, found \"" + text + "\"";
+                if (!(value > 0) || value > 1e6)
+                    return text + " is out of range: expected more than 0 and at most 1000000 milliseconds";
+                return {};
+            },
+            "", "MS");
+    }
+
 } // namespace
 
 Command addSweepCommand(CLI::App& app)
@@ -61,11 +80,12 @@ Command addSweepCommand(CLI::App& app)
         int threads = 0;
         std::vector<int64_t> microBatches = SweepOptions {}.microBatches;
         std::vector<std::pair<Schedule, int64_t>> schedules;
+        std::optional<double> tpotMs;
     };
     auto state = std::make_shared<State>();
     CLI::App* cmd = app.add_subcommand("sweep",
         "Rank every valid (dp, tp, pp, schedule, cp, ep, micro-batch, recompute, ZeRO) plan for N GPUs by estimated "
-        "step time");
+        "step time; for a serving config, every (dp, tp, pp, ep) plan by output tokens/s per GPU");
     state->flags.add(cmd);
     cmd->add_option("--gpus", state->gpus, "Number of GPUs to plan for (dp*tp*pp*cp)")
         ->required()
@@ -121,6 +141,11 @@ Command addSweepCommand(CLI::App& app)
            "Pipeline schedules tried for plans with pp > 1, e.g. 1f1b,interleaved:4 (default: 1f1b and the "
            "config's own schedule)")
         ->delimiter(',');
+    cmd->add_option("--tpot-ms", state->tpotMs,
+           "Serving configs: reject plans whose time per output token exceeds this many milliseconds (default: no "
+           "limit)")
+        ->type_name("MS")
+        ->transform(positiveMilliseconds());
     return { cmd, [state]() -> int {
                 ConfigFlags flags = state->flags;
                 if (state->gpu)
@@ -143,12 +168,19 @@ Command addSweepCommand(CLI::App& app)
                     std::cerr << "stagecraft: internal error: " << error << "\n";
                     return ExitInternal;
                 }
+                if (state->tpotMs && !isInference(*config)) {
+                    std::cerr << "stagecraft: --tpot-ms limits serving plans; " << config->name
+                              << " is a training config (workload: training)\n";
+                    return ExitBadInput;
+                }
                 const EstimateOptions options;
                 SweepOptions sweepOptions;
                 sweepOptions.exact = state->exact;
                 sweepOptions.threads = state->threads;
                 sweepOptions.microBatches = state->microBatches;
                 sweepOptions.schedules = state->schedules;
+                if (state->tpotMs)
+                    sweepOptions.tpotLimitS = *state->tpotMs / 1e3;
                 TerminalProgress terminal;
                 const bool tty = isatty(STDERR_FILENO) == 1;
                 const SweepResult result =

@@ -326,11 +326,10 @@ namespace {
             const int64_t slots = product(in.batch / p.pp, m.topK);
             const int64_t over = product(m.experts, p.dp);
             if (slots > 0 && over > 0 && slots % over != 0) {
-                const int64_t perMicroBatch = std::lcm(p.dp, over / std::gcd(m.topK, over));
                 v.error("inference.batch",
                     "a decode step routes (batch/pp)*top_k = " + str(slots) + " tokens, not divisible by experts*dp = "
                         + str(m.experts) + "*" + str(p.dp) + " (each rank's tokens spread evenly over the experts); "
-                        + "the smallest batch that is: " + str(perMicroBatch * p.pp));
+                        + "the smallest batch that is: " + str(inferenceBatchStep(c)));
             }
         }
         if (p.cp > 1 && runsDecode(in))
@@ -647,6 +646,27 @@ namespace {
     }
 
 } // namespace
+
+int64_t inferenceBatchStep(const Config& config)
+{
+    const ParallelismConfig& p = config.parallelism;
+    const ModelConfig& m = config.model;
+    if (p.dp <= 0 || p.pp <= 0)
+        return 0;
+    int64_t perMicroBatch = p.dp;
+    if (runsDecode(config.inference) && m.family == Family::Moe && m.experts > 0 && m.topK > 0) {
+        const int64_t over = product(m.experts, p.dp);
+        if (over <= 0)
+            return 0;
+        const int64_t spread = over / std::gcd(m.topK, over);
+        const int64_t common = product(p.dp / std::gcd(p.dp, spread), spread);
+        if (common <= 0)
+            return 0;
+        perMicroBatch = common;
+    }
+    const int64_t step = product(perMicroBatch, p.pp);
+    return step > 0 ? step : 0;
+}
 
 std::vector<Diagnostic> validateConfig(const Config& config)
 {

@@ -18,6 +18,13 @@ namespace stagecraft {
 /// that are legal but have no effect. Pure function; thread-safe.
 std::vector<Diagnostic> validateConfig(const Config& config);
 
+/// The step of the serving batches validateConfig() accepts for `config`'s plan: inference.batch must be a multiple
+/// of it. dp * pp (each data-parallel replica splits its sequences into pp pipeline micro-batches) and, for an MoE
+/// model with decode steps, pp * lcm(dp, experts * dp / gcd(top_k, experts * dp)) (a decode step's routed tokens,
+/// (batch / pp) * top_k, spread evenly over the experts of every data-parallel rank). 0 when a degree is not
+/// positive or the product overflows. Pure function.
+int64_t inferenceBatchStep(const Config& config);
+
 /// Longest config name, in bytes. Output files are named NAME.RANK.et or NAME.RANK.json (core/export), written
 /// through a temporary .NAME.RANK.json.tmp-PID-N (core/chakra/chakrawriter.cpp), and a file name has at most
 /// 255 bytes (NAME_MAX on Linux file systems). The longest suffix: "." + ".16777215" (the last rank of

@@ -3,6 +3,7 @@
 
 #include "estimate/costmodel.h"
 #include "estimate/gpuspec.h"
+#include "estimate/listschedule.h"
 #include "synthesis/synthesis.h"
 
 #include <nlohmann/json.hpp>
@@ -73,38 +74,6 @@ struct StepEstimate
     std::vector<ClassEstimate> classes; ///< index = stage
 };
 
-/// The stream a scheduled node occupies. Recv nodes occupy none: the matching send carries the transfer.
-enum class ScheduleStream : uint8_t
-{
-    Compute,
-    Communication, ///< tensor, context and expert parallel collectives
-    None,
-    DataParallel, ///< data-parallel gradient reductions and parameter gathers
-    PointToPoint, ///< pipeline sends
-};
-/// "compute", "communication", "none", "data-parallel", "point-to-point".
-const char* toString(ScheduleStream s);
-
-/// When one program node runs in the estimate, seconds from the start of the iteration (every rank starts at 0).
-/// On a stream, a node starts once its dependencies and the stream's previous node have finished, and
-/// endS - startS is its modelled time (nodeTimeS). A recv has stream None and startS == endS == the time its
-/// data has arrived (the matching send finished and its own dependencies are done).
-struct ScheduledNode
-{
-    uint32_t node = 0; ///< index into ClassProgram::nodes
-    double startS = 0;
-    double endS = 0;
-    ScheduleStream stream = ScheduleStream::None;
-};
-
-/// The schedule of every node of every class, as estimateStep() computed it. `classes[c][i]` is node i of
-/// result.classes[c] (every node, recvs included, in node order), so `classes[c][i].node == i`. The nodes of one
-/// stream, taken in node order, have non-decreasing, non-overlapping [startS, endS) intervals. Plain value type.
-struct EstimateSchedule
-{
-    std::vector<std::vector<ScheduledNode>> classes; ///< index = class (pipeline stage)
-};
-
 /// Simulates one iteration of `result` on `gpu` and returns per-class timings.
 ///
 /// Method: every class is represented by its example rank. Its program is list-scheduled in node order on four
@@ -127,8 +96,19 @@ struct EstimateSchedule
 bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, StepEstimate& out,
     std::string& error, EstimateSchedule* schedule = nullptr);
 
+/// The rates the estimates time `result`'s programs with on `gpu`: hardwareRates() with the plan's per-op FLOP rates
+/// (withOpRates()). Returns false and sets `error` when the GPU has no peak for the precision or a rate is not
+/// positive. Never throws but std::bad_alloc.
+bool planRates(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, HardwareRates& rates,
+    std::string& error);
+
 /// The GPU preset named by config.cluster.gpu, or nullopt with `error` = unknownGpuMessage().
 std::optional<GpuSpec> gpuForConfig(const Config& config, std::string& error);
+
+/// `a` as JSON: {"gemm_efficiency", "flash_forward_efficiency", "flash_backward_efficiency", "hbm_efficiency",
+/// "intra_node_gbps", "inter_node_gbps", "intra_node_latency_us", "inter_node_latency_us", "overlap_grad_reduce",
+/// "overlap_param_gather", "tp_comm_overlap"} (the report's `estimate.assumptions`).
+nlohmann::ordered_json assumptionsJson(const EstimateAssumptions& a);
 
 /// The estimate as JSON: {"gpu", "peak_flops", "compute_efficiency", "iteration_time_s", "pipeline_time_s",
 /// "mfu", "hfu", "tokens_per_s", "assumptions": {"gemm_efficiency", "flash_forward_efficiency",

@@ -2,7 +2,9 @@
 #include "estimate/sweep.h"
 
 #include "config/configvalidator.h"
+#include "estimate/estimatetext.h"
 #include "estimate/quickestimate.h"
+#include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
 #include "model/modelcost.h"
 #include "synthesis/synthesis.h"
@@ -32,31 +34,6 @@ namespace {
         return out;
     }
 
-    /// Binary units with one decimal: "93.1 GiB", "7.6 MiB".
-    std::string memory(double bytes)
-    {
-        char buf[32];
-        if (bytes >= 1073741824.0)
-            std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / 1073741824.0);
-        else if (bytes >= 1048576.0)
-            std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / 1048576.0);
-        else
-            std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024.0);
-        return buf;
-    }
-
-    std::string seconds(double s)
-    {
-        char buf[32];
-        if (s >= 1)
-            std::snprintf(buf, sizeof buf, "%.3f s", s);
-        else if (s >= 1e-3)
-            std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-        else
-            std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-        return buf;
-    }
-
     void reject(SweepCandidate& c, SweepRejection why, std::string key, std::string reason)
     {
         c.rejection = why;
@@ -83,8 +60,15 @@ namespace {
         int64_t gpus = 0;
         ModelGraphCache graphs;
 
+        /// The inference graph every serving plan shares (it depends on the model and the inference section only).
+        std::shared_ptr<const ModelGraph> servingGraph;
+
         void evaluate(SweepCandidate& c, ReducedPlanCache& plans)
         {
+            if (isInference(base)) {
+                evaluateServing(c);
+                return;
+            }
             Config config = sweepPlanConfig(base, c);
             // The node limit bounds a full synthesis; the quick estimate builds reduced programs of a few layers and
             // micro-batches whatever the plan's size, so only --exact is held to it.
@@ -104,13 +88,7 @@ namespace {
                 SynthesisOutcome outcome =
                     synthesize(config, nullptr, graphs.get(config.model, config.training.precision), synthesisOptions);
                 if (!outcome.result) {
-                    std::string message = "synthesis failed";
-                    for (const Diagnostic& d : outcome.diagnostics)
-                        if (d.severity == Severity::Error) {
-                            message = d.keyPath.empty() ? d.message : d.keyPath + ": " + d.message;
-                            break;
-                        }
-                    reject(c, SweepRejection::EstimateFailed, "estimate", message);
+                    reject(c, SweepRejection::EstimateFailed, "estimate", firstError(outcome.diagnostics));
                     return;
                 }
                 StepEstimate estimate;
@@ -132,77 +110,69 @@ namespace {
             }
             if (c.peakBytes > gpu.hbmBytes) {
                 reject(c, SweepRejection::OutOfMemory, "memory",
-                    "peak " + memory(static_cast<double>(c.peakBytes)) + " > "
-                        + memory(static_cast<double>(gpu.hbmBytes)) + " HBM");
+                    "peak " + bytesText(static_cast<double>(c.peakBytes)) + " > "
+                        + bytesText(static_cast<double>(gpu.hbmBytes)) + " HBM");
                 return;
             }
             if (c.stepTimeS > 0)
                 c.mfu = modelFlops / (static_cast<double>(gpus) * peakFlops * c.stepTimeS);
         }
-    };
 
-} // namespace
-
-Config sweepPlanConfig(const Config& base, const SweepCandidate& plan)
-{
-    Config config = base;
-    ParallelismConfig& p = config.parallelism;
-    p.dp = plan.dp;
-    p.tp = plan.tp;
-    p.pp = plan.pp;
-    p.cp = plan.cp;
-    p.ep = plan.ep;
-    p.zero = plan.zero;
-    p.sequenceParallel = plan.sequenceParallel;
-    p.schedule = plan.schedule;
-    p.virtualStages = plan.virtualStages;
-    config.training.microBatch = plan.microBatch;
-    config.training.recompute = plan.recompute;
-    return config;
-}
-
-SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const EstimateOptions& options,
-    ProgressSink* progress, const SweepOptions& sweepOptions)
-{
-    SweepResult result;
-    result.gpu = gpu.name;
-    result.gpus = gpus;
-    result.hbmBytes = gpu.hbmBytes;
-    result.peakFlops = gpu.peakFlops(base.training.precision);
-    result.computeEfficiency = hardwareRates(base, gpu, options).computeEfficiency;
-    result.method = sweepOptions.exact ? "exact" : "quick";
-    if (gpus < 1 || gpus > kMaxWorldSize) {
-        result.error =
-            "the GPU count must be between 1 and " + std::to_string(kMaxWorldSize) + ", found " + std::to_string(gpus);
-        return result;
-    }
-    if (isInference(base)) {
-        result.error = "the sweep ranks training plans by step time; a serving sweep (throughput under a time per "
-                       "output token limit) is not there yet";
-        return result;
-    }
-    if (!(result.peakFlops > 0)) {
-        result.error = "GPU " + gpu.name + " has no peak FLOP/s for precision " + toString(base.training.precision);
-        return result;
-    }
-    try {
-        Evaluator evaluator(base, gpu, options, sweepOptions);
-        evaluator.peakFlops = result.peakFlops;
-        evaluator.gpus = gpus;
-        // Model FLOPs per iteration do not depend on the plan: computed once for dp = micro_batch = 1.
+        void evaluateServing(SweepCandidate& c)
         {
-            Config single = base;
-            single.parallelism = ParallelismConfig {};
-            single.training.microBatch = 1;
-            ModelCost cost;
+            const Config config = sweepPlanConfig(base, c);
+            for (const Diagnostic& d : validateConfig(config)) {
+                if (d.severity == Severity::Error) {
+                    reject(c, SweepRejection::Invalid, d.keyPath, d.keyPath + ": " + d.message);
+                    return;
+                }
+            }
+            SynthesisOptions synthesisOptions;
+            synthesisOptions.memorySeries = false;
+            synthesisOptions.threads = 1; // the sweep runs one candidate per thread
+            const SynthesisOutcome outcome = synthesize(config, nullptr, servingGraph, synthesisOptions);
+            if (!outcome.result) {
+                reject(c, SweepRejection::EstimateFailed, "estimate", firstError(outcome.diagnostics));
+                return;
+            }
+            ServingEstimate estimate;
             std::string error;
-            if (computeModelCost(*evaluator.graphs.get(base.model, base.training.precision), single, cost, error))
-                evaluator.modelFlops = static_cast<double>(cost.microBatches)
-                    * (static_cast<double>(cost.forwardFlopsPerMicroBatch)
-                        + static_cast<double>(cost.backwardFlopsPerMicroBatch));
+            if (!estimateServing(*outcome.result, gpu, options, estimate, error)) {
+                reject(c, SweepRejection::EstimateFailed, "estimate", error);
+                return;
+            }
+            c.ttftS = estimate.ttftS;
+            c.tpotS = estimate.tpotS;
+            c.stepTimeS = estimate.tpotS;
+            c.tokensPerSPerGpu = estimate.tokensPerSPerGpu;
+            c.decodeTokensPerSPerGpu = estimate.decodeTokensPerSPerGpu;
+            c.maxSequences = estimate.maxSequences;
+            c.peakBytes = estimate.generationPeakBytes;
+            if (c.peakBytes > gpu.hbmBytes) {
+                reject(c, SweepRejection::OutOfMemory, "memory",
+                    "peak " + bytesText(static_cast<double>(c.peakBytes)) + " at the end of the generation > "
+                        + bytesText(static_cast<double>(gpu.hbmBytes)) + " HBM (at most "
+                        + std::to_string(c.maxSequences) + " sequences fit)");
+                return;
+            }
+            if (sweepOptions.tpotLimitS > 0 && c.tpotS > sweepOptions.tpotLimitS)
+                reject(c, SweepRejection::OverTpotLimit, "tpot",
+                    "time per output token " + secondsText(c.tpotS) + " > the limit of "
+                        + secondsText(sweepOptions.tpotLimitS));
         }
 
-        // Enumerate.
+        static std::string firstError(const std::vector<Diagnostic>& diagnostics)
+        {
+            for (const Diagnostic& d : diagnostics)
+                if (d.severity == Severity::Error)
+                    return d.keyPath.empty() ? d.message : d.keyPath + ": " + d.message;
+            return "synthesis failed";
+        }
+    };
+
+    /// Every training plan of `gpus` GPUs (see sweep()), in enumeration order.
+    std::vector<SweepCandidate> trainingCandidates(const Config& base, int64_t gpus, const SweepOptions& sweepOptions)
+    {
         std::vector<int64_t> microBatches;
         for (int64_t mb : sweepOptions.microBatches)
             if (mb > 0)
@@ -258,6 +228,103 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
                             sweepOptions.sequenceParallelWithTp ? tp > 1 : base.parallelism.sequenceParallel;
                         addPlans(plan);
                     }
+        return candidates;
+    }
+
+    /// Every serving plan of `gpus` GPUs (see sweep()), in enumeration order.
+    std::vector<SweepCandidate> servingCandidates(const Config& base, int64_t gpus)
+    {
+        std::vector<SweepCandidate> candidates;
+        const bool moe = base.model.family == Family::Moe;
+        const bool prefillOnly = !runsDecode(base.inference);
+        for (int64_t tp : divisors(gpus))
+            for (int64_t pp : divisors(gpus / tp))
+                for (int64_t cp : prefillOnly ? divisors(gpus / tp / pp) : std::vector<int64_t> { 1 }) {
+                    const int64_t dp = gpus / tp / pp / cp;
+                    for (int64_t ep : moe ? divisors(dp) : std::vector<int64_t> { 1 }) {
+                        SweepCandidate c;
+                        c.dp = dp;
+                        c.tp = tp;
+                        c.pp = pp;
+                        c.cp = cp;
+                        c.ep = ep;
+                        c.microBatch = base.training.microBatch;
+                        c.sequenceParallel = base.parallelism.sequenceParallel;
+                        c.index = static_cast<int64_t>(candidates.size());
+                        candidates.push_back(c);
+                    }
+                }
+        return candidates;
+    }
+
+} // namespace
+
+Config sweepPlanConfig(const Config& base, const SweepCandidate& plan)
+{
+    Config config = base;
+    ParallelismConfig& p = config.parallelism;
+    p.dp = plan.dp;
+    p.tp = plan.tp;
+    p.pp = plan.pp;
+    p.cp = plan.cp;
+    p.ep = plan.ep;
+    p.zero = plan.zero;
+    p.sequenceParallel = plan.sequenceParallel;
+    p.schedule = plan.schedule;
+    p.virtualStages = plan.virtualStages;
+    config.training.microBatch = plan.microBatch;
+    config.training.recompute = plan.recompute;
+    return config;
+}
+
+SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const EstimateOptions& options,
+    ProgressSink* progress, const SweepOptions& sweepOptions)
+{
+    SweepResult result;
+    result.gpu = gpu.name;
+    result.gpus = gpus;
+    result.hbmBytes = gpu.hbmBytes;
+    result.peakFlops = gpu.peakFlops(base.training.precision);
+    result.computeEfficiency = hardwareRates(base, gpu, options).computeEfficiency;
+    result.method = sweepOptions.exact ? "exact" : "quick";
+    if (gpus < 1 || gpus > kMaxWorldSize) {
+        result.error =
+            "the GPU count must be between 1 and " + std::to_string(kMaxWorldSize) + ", found " + std::to_string(gpus);
+        return result;
+    }
+    result.serving = isInference(base);
+    result.tpotLimitS = result.serving ? std::max(0.0, sweepOptions.tpotLimitS) : 0.0;
+    if (result.serving)
+        result.method = "exact";
+    if (!(result.peakFlops > 0)) {
+        result.error = "GPU " + gpu.name + " has no peak FLOP/s for precision " + toString(base.training.precision);
+        return result;
+    }
+    try {
+        Evaluator evaluator(base, gpu, options, sweepOptions);
+        evaluator.peakFlops = result.peakFlops;
+        evaluator.gpus = gpus;
+        // Model FLOPs per iteration do not depend on the plan: computed once for dp = micro_batch = 1.
+        if (result.serving) {
+            try {
+                evaluator.servingGraph = buildInferenceGraph(base.model, base.training.precision, base.inference);
+            } catch (const std::exception&) {
+                // Each plan's synthesis then builds (and reports) it itself.
+            }
+        } else {
+            Config single = base;
+            single.parallelism = ParallelismConfig {};
+            single.training.microBatch = 1;
+            ModelCost cost;
+            std::string error;
+            if (computeModelCost(*evaluator.graphs.get(base.model, base.training.precision), single, cost, error))
+                evaluator.modelFlops = static_cast<double>(cost.microBatches)
+                    * (static_cast<double>(cost.forwardFlopsPerMicroBatch)
+                        + static_cast<double>(cost.backwardFlopsPerMicroBatch));
+        }
+
+        std::vector<SweepCandidate> candidates =
+            result.serving ? servingCandidates(base, gpus) : trainingCandidates(base, gpus, sweepOptions);
 
         // Evaluate on a small pool; each worker writes only its own candidates, so the order is fixed.
         int threads =
@@ -311,8 +378,14 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
 
         for (SweepCandidate& c : candidates)
             (c.rejection == SweepRejection::None ? result.ranked : result.rejected).push_back(std::move(c));
-        std::stable_sort(result.ranked.begin(), result.ranked.end(),
-            [](const SweepCandidate& a, const SweepCandidate& b) { return a.stepTimeS < b.stepTimeS; });
+        if (result.serving)
+            std::stable_sort(
+                result.ranked.begin(), result.ranked.end(), [](const SweepCandidate& a, const SweepCandidate& b) {
+                    return a.tokensPerSPerGpu > b.tokensPerSPerGpu;
+                });
+        else
+            std::stable_sort(result.ranked.begin(), result.ranked.end(),
+                [](const SweepCandidate& a, const SweepCandidate& b) { return a.stepTimeS < b.stepTimeS; });
         result.candidates = static_cast<int64_t>(result.ranked.size() + result.rejected.size());
     } catch (const std::exception& e) {
         result.ranked.clear();
@@ -333,6 +406,11 @@ std::string scheduleText(const SweepCandidate& plan)
 
 nlohmann::ordered_json sweepJson(const SweepResult& r)
 {
+    auto servingTimes = [](const SweepCandidate& c) {
+        return nlohmann::ordered_json { { "ttft_s", c.ttftS }, { "tpot_s", c.tpotS },
+            { "tokens_per_s_per_gpu", c.tokensPerSPerGpu }, { "decode_tokens_per_s_per_gpu", c.decodeTokensPerSPerGpu },
+            { "max_sequences", c.maxSequences }, { "peak_bytes", c.peakBytes } };
+    };
     auto row = [](const SweepCandidate& c) {
         nlohmann::ordered_json j;
         j["dp"] = c.dp;
@@ -357,6 +435,10 @@ nlohmann::ordered_json sweepJson(const SweepResult& r)
     j["method"] = r.method;
     j["candidates"] = r.candidates;
     j["fitting"] = static_cast<int64_t>(r.ranked.size());
+    if (r.serving) {
+        j["workload"] = "inference";
+        j["tpot_limit_s"] = r.tpotLimitS > 0 ? nlohmann::ordered_json(r.tpotLimitS) : nlohmann::ordered_json(nullptr);
+    }
     if (!r.error.empty())
         j["error"] = r.error;
     if (r.cancelled)
@@ -366,16 +448,22 @@ nlohmann::ordered_json sweepJson(const SweepResult& r)
         const SweepCandidate& c = r.ranked[i];
         nlohmann::ordered_json e { { "rank", static_cast<int64_t>(i + 1) } };
         e.update(row(c));
-        e["step_time_s"] = c.stepTimeS;
-        e["mfu"] = c.mfu;
-        e["peak_bytes"] = c.peakBytes;
+        if (r.serving) {
+            e.update(servingTimes(c));
+        } else {
+            e["step_time_s"] = c.stepTimeS;
+            e["mfu"] = c.mfu;
+            e["peak_bytes"] = c.peakBytes;
+        }
         ranked.push_back(std::move(e));
     }
     j["ranked"] = std::move(ranked);
     nlohmann::ordered_json rejected = nlohmann::ordered_json::array();
     for (const SweepCandidate& c : r.rejected) {
         nlohmann::ordered_json e = row(c);
-        if (c.rejection == SweepRejection::OutOfMemory) {
+        if (r.serving && (c.rejection == SweepRejection::OutOfMemory || c.rejection == SweepRejection::OverTpotLimit)) {
+            e.update(servingTimes(c));
+        } else if (c.rejection == SweepRejection::OutOfMemory) {
             e["step_time_s"] = c.stepTimeS;
             e["peak_bytes"] = c.peakBytes;
         }
@@ -395,15 +483,41 @@ std::string sweepText(const SweepResult& r, int64_t top)
         return "sweep: " + r.error + "\n";
     std::snprintf(line, sizeof line,
         "%lld x %s: %s HBM, %.1f TFLOP/s dense peak, large GEMMs at %.2f of it (per-kernel model)\n",
-        static_cast<long long>(r.gpus), r.gpu.c_str(), memory(static_cast<double>(r.hbmBytes)).c_str(),
+        static_cast<long long>(r.gpus), r.gpu.c_str(), bytesText(static_cast<double>(r.hbmBytes)).c_str(),
         r.peakFlops / 1e12, r.computeEfficiency);
     out += line;
-    std::snprintf(line, sizeof line, "%lld plans: %zu fit, %zu rejected (%s estimate)%s\n\n",
-        static_cast<long long>(r.candidates), r.ranked.size(), r.rejected.size(),
-        r.method == "exact" ? "exact: full synthesis" : "quick: reduced programs",
-        r.cancelled ? " [cancelled: incomplete]" : "");
-    out += line;
-    if (!r.ranked.empty()) {
+    if (r.serving) {
+        std::snprintf(line, sizeof line,
+            "%lld serving plans: %zu fit%s, %zu rejected (full synthesis; ranked by output tokens/s per GPU)%s\n\n",
+            static_cast<long long>(r.candidates), r.ranked.size(),
+            r.tpotLimitS > 0 ? (" under a time per output token of " + secondsText(r.tpotLimitS)).c_str() : "",
+            r.rejected.size(), r.cancelled ? " [cancelled: incomplete]" : "");
+        out += line;
+    } else {
+        std::snprintf(line, sizeof line, "%lld plans: %zu fit, %zu rejected (%s estimate)%s\n\n",
+            static_cast<long long>(r.candidates), r.ranked.size(), r.rejected.size(),
+            r.method == "exact" ? "exact: full synthesis" : "quick: reduced programs",
+            r.cancelled ? " [cancelled: incomplete]" : "");
+        out += line;
+    }
+    if (r.serving && !r.ranked.empty()) {
+        out += "rank    dp   tp   pp   cp   ep        TTFT        TPOT   tokens/s/GPU  decode tok/s/GPU  max seqs   "
+               "peak memory\n";
+        const size_t rows = top > 0 ? std::min(r.ranked.size(), static_cast<size_t>(top)) : r.ranked.size();
+        for (size_t i = 0; i < rows; ++i) {
+            const SweepCandidate& c = r.ranked[i];
+            std::snprintf(line, sizeof line,
+                "%4zu %5lld %4lld %4lld %4lld %4lld  %10s  %10s  %13.1f  %16.1f  %8lld   %s / %s\n", i + 1,
+                static_cast<long long>(c.dp), static_cast<long long>(c.tp), static_cast<long long>(c.pp),
+                static_cast<long long>(c.cp), static_cast<long long>(c.ep), secondsText(c.ttftS).c_str(),
+                secondsText(c.tpotS).c_str(), c.tokensPerSPerGpu, c.decodeTokensPerSPerGpu,
+                static_cast<long long>(c.maxSequences), bytesText(static_cast<double>(c.peakBytes)).c_str(),
+                bytesText(static_cast<double>(r.hbmBytes)).c_str());
+            out += line;
+        }
+        if (rows < r.ranked.size())
+            out += "... " + std::to_string(r.ranked.size() - rows) + " more fitting plans (--top, --json)\n";
+    } else if (!r.ranked.empty()) {
         out += "rank    dp   tp   pp  schedule   cp   ep   mb  recompute  zero     step time     MFU   peak memory\n";
         const size_t rows = top > 0 ? std::min(r.ranked.size(), static_cast<size_t>(top)) : r.ranked.size();
         for (size_t i = 0; i < rows; ++i) {
@@ -412,9 +526,9 @@ std::string sweepText(const SweepResult& r, int64_t top)
                 "%4zu %5lld %4lld %4lld  %-9s %4lld %4lld %4lld  %-9s  %4d  %12s  %5.1f%%  %s / %s\n", i + 1,
                 static_cast<long long>(c.dp), static_cast<long long>(c.tp), static_cast<long long>(c.pp),
                 scheduleText(c).c_str(), static_cast<long long>(c.cp), static_cast<long long>(c.ep),
-                static_cast<long long>(c.microBatch), toString(c.recompute), c.zero, seconds(c.stepTimeS).c_str(),
-                c.mfu * 100, memory(static_cast<double>(c.peakBytes)).c_str(),
-                memory(static_cast<double>(r.hbmBytes)).c_str());
+                static_cast<long long>(c.microBatch), toString(c.recompute), c.zero, secondsText(c.stepTimeS).c_str(),
+                c.mfu * 100, bytesText(static_cast<double>(c.peakBytes)).c_str(),
+                bytesText(static_cast<double>(r.hbmBytes)).c_str());
             out += line;
         }
         if (rows < r.ranked.size())
@@ -442,7 +556,10 @@ std::string sweepText(const SweepResult& r, int64_t top)
         });
         out += "\nRejected " + std::to_string(r.rejected.size()) + " plans:\n";
         for (const auto& [key, g] : sorted) {
-            const std::string what = key == "memory" ? "do not fit in HBM" : key == "estimate" ? "failed" : "invalid";
+            const std::string what = key == "memory" ? "do not fit in HBM"
+                : key == "tpot"                      ? "are over the time per output token limit"
+                : key == "estimate"                  ? "failed"
+                                                     : "invalid";
             std::snprintf(line, sizeof line, "  %6lld %s (%s), e.g. %s\n", static_cast<long long>(g.count),
                 what.c_str(), key.c_str(), g.example.c_str());
             out += line;

@@ -29,6 +29,9 @@ struct SweepOptions
     /// schedule: 1F1B). Empty: 1F1B and, when it is another, the base config's own schedule (an interleaved base
     /// with its virtual_stages).
     std::vector<std::pair<Schedule, int64_t>> schedules;
+    /// Serving sweeps (an inference base config): plans whose time per output token exceeds this many seconds are
+    /// rejected (SweepRejection::OverTpotLimit); 0 sets no limit. Training sweeps ignore it.
+    double tpotLimitS = 0;
 };
 
 /// Why a candidate plan was dropped.
@@ -38,6 +41,7 @@ enum class SweepRejection : uint8_t
     Invalid, ///< the config validator (or the schedule) refuses the combination
     OutOfMemory, ///< the peak memory of some rank exceeds the GPU's HBM
     EstimateFailed, ///< the synthesis or the estimate failed (an internal problem)
+    OverTpotLimit, ///< serving: the time per output token exceeds SweepOptions::tpotLimitS
 };
 
 /// One (dp, tp, pp, cp, ep, micro_batch, recompute, zero) combination and its outcome.
@@ -52,16 +56,28 @@ struct SweepCandidate
     SweepRejection rejection = SweepRejection::None;
     std::string reason; ///< e.g. "peak 93.1 GiB > 80.0 GiB HBM", "parallelism.tp: tp=16 does not divide kv_heads=8"
     std::string reasonKey; ///< grouping key of the reason: "memory", the config key path, or "estimate"
-    double stepTimeS = 0; ///< iteration time (fitting and out-of-memory plans)
-    double mfu = 0; ///< model FLOPs utilization (PaLM appendix B), fitting plans
-    int64_t peakBytes = 0; ///< peak memory of the fullest rank (fitting and out-of-memory plans)
+    /// Iteration time (fitting and out-of-memory plans); serving: the time per output token, tpotS.
+    double stepTimeS = 0;
+    double mfu = 0; ///< model FLOPs utilization (PaLM appendix B), fitting plans; serving: 0
+    /// Peak memory of the fullest rank (fitting and out-of-memory plans); serving: at the end of the generation
+    /// (ServingEstimate::generationPeakBytes).
+    int64_t peakBytes = 0;
+    // Serving plans (estimateServing()), with a time: ranked, out of memory and over the TPOT limit.
+    double ttftS = 0; ///< time to first token
+    double tpotS = 0; ///< time per output token, the mean over the generation
+    double tokensPerSPerGpu = 0; ///< output tokens per second per GPU over the generation: the ranking key
+    double decodeTokensPerSPerGpu = 0; ///< the decode alone
+    int64_t maxSequences = 0; ///< the largest inference.batch that fits this plan
     int64_t index = 0; ///< position in the enumeration order
 };
 
-/// The outcome of a sweep. `ranked` holds the fitting plans by ascending step time (ties by enumeration order),
-/// `rejected` every other plan in enumeration order. Deterministic for a given input, whatever the thread count.
+/// The outcome of a sweep. `ranked` holds the fitting plans by ascending step time (serving: by descending
+/// tokensPerSPerGpu; ties by enumeration order), `rejected` every other plan in enumeration order. Deterministic
+/// for a given input, whatever the thread count.
 struct SweepResult
 {
+    bool serving = false; ///< an inference base config: serving plans ranked by throughput
+    double tpotLimitS = 0; ///< serving: the limit in force (SweepOptions::tpotLimitS), 0 for none
     std::string gpu;
     int64_t gpus = 0;
     int64_t hbmBytes = 0;
@@ -80,7 +96,16 @@ struct SweepResult
 /// in `base`. The config a candidate is evaluated with, and the one the GUI loads when a plan is chosen.
 Config sweepPlanConfig(const Config& base, const SweepCandidate& plan);
 
-/// Enumerates every plan for `gpus` GPUs: all (dp, tp, pp, cp) with dp*tp*pp*cp = gpus, ep dividing dp (MoE
+/// Enumerates every plan for `gpus` GPUs.
+///
+/// Serving (an inference `base`): every (dp, tp, pp) with dp*tp*pp = gpus (and cp when the plan runs only the
+/// prefill, the one phase that splits the prompt), ep dividing dp for MoE models (ep = dp is DeepSeek-style
+/// data-parallel attention with expert parallelism); ZeRO 0, no recompute, sequence parallelism and the rest as in
+/// `base`. Each plan is validated, synthesized in full and estimated with estimateServing(), rejected when its
+/// generation peak (ServingEstimate::generationPeakBytes) exceeds the HBM or its TPOT exceeds
+/// sweepOptions.tpotLimitS, and the rest ranked by output tokens per second per GPU, highest first.
+///
+/// Training: every plan for `gpus` GPUs: all (dp, tp, pp, cp) with dp*tp*pp*cp = gpus, ep dividing dp (MoE
 /// models; 1 otherwise), the micro-batch sizes of `sweepOptions`, recompute none/selective/full and ZeRO 0-3
 /// (ZeRO > 0 only when dp*cp > 1: it shards over nothing otherwise). Everything else comes from `base` (model,
 /// training, schedule, virtual stages, rank order, cluster). Each plan is validated (validateConfig), estimated
@@ -93,7 +118,9 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
 /// All candidates as JSON: {"gpu", "gpus", "hbm_bytes", "peak_flops", "compute_efficiency", "method",
 /// "candidates", "fitting", "ranked": [{"rank", "dp", "tp", "pp", "cp", "ep", "micro_batch", "schedule",
 /// "virtual_stages", "recompute", "zero", "sequence_parallel", "step_time_s", "mfu", "peak_bytes"}], "rejected":
-/// [{..., "reason", "reason_key"}]}.
+/// [{..., "reason", "reason_key"}]}. A serving sweep adds "workload": "inference" and "tpot_limit_s" (null for
+/// none), and its timed rows hold "ttft_s", "tpot_s", "tokens_per_s_per_gpu", "decode_tokens_per_s_per_gpu",
+/// "max_sequences" and "peak_bytes" instead of "step_time_s" and "mfu".
 nlohmann::ordered_json sweepJson(const SweepResult& result);
 
 /// The plan's pipeline schedule as the tables show it: "1f1b", "gpipe", "interl. 5" (5 virtual stages per rank),

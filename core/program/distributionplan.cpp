@@ -2,6 +2,7 @@
 #include "program/distributionplan.h"
 
 #include "model/modelcost.h"
+#include "program/inputbytes.h"
 
 #include <algorithm>
 #include <limits>
@@ -35,6 +36,17 @@ namespace {
     }
 
 } // namespace
+
+int64_t inputBytes(const DistributionPlan& plan, size_t opIndex, size_t k)
+{
+    const ModelGraph& g = *plan.graph;
+    const Op& op = g.ops[opIndex];
+    const TensorId tensor = op.inputs[k].tensor;
+    if (g.inference && op.kind == OpKind::Embedding && !op.outputs.empty()
+        && g.tensor(tensor).role == TensorRole::Weight)
+        return plan.tensorBytes[static_cast<size_t>(op.outputs[0].tensor.value)];
+    return plan.localBytes(tensor, plan.inputLayouts[opIndex][k]);
+}
 
 int64_t DistributionPlan::localBytes(TensorId id, const Layout& layout) const
 {
@@ -204,7 +216,7 @@ std::optional<DistributionPlan> planDistribution(
         const Op& op = g.ops[i];
         int64_t bytes = 0;
         for (size_t k = 0; k < op.inputs.size(); ++k)
-            bytes += plan.localBytes(op.inputs[k].tensor, plan.inputLayouts[i][k]);
+            bytes += inputBytes(plan, i, k);
         for (const Operand& out : op.outputs)
             bytes += plan.tensorBytes[static_cast<size_t>(out.tensor.value)];
         plan.opBytes[i] = bytes;

@@ -2,6 +2,7 @@
 #include "report/report.h"
 
 #include "config/configwriter.h"
+#include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
 
 #include <algorithm>
@@ -131,14 +132,18 @@ nlohmann::ordered_json reportJson(const SynthesisResult& r)
         c["kv_cache_bytes"] = s.kvCacheBytes;
         classes.push_back(std::move(c));
     }
-    // The step-time estimate on cluster.gpu (resources/docs/report-json.md); omitted when the GPU is unknown.
+    // The step-time estimate on cluster.gpu, or for serving the serving estimate (resources/docs/report-json.md);
+    // omitted when the GPU is unknown.
     std::string gpuError;
-    // Serving has no step-time estimate yet (time to first token and per output token are to come).
-    if (const std::optional<GpuSpec> gpu = isInference(r.config) ? std::nullopt : gpuForConfig(r.config, gpuError)) {
+    if (const std::optional<GpuSpec> gpu = gpuForConfig(r.config, gpuError)) {
         StepEstimate estimate;
+        ServingEstimate serving;
         std::string error;
-        if (estimateStep(r, *gpu, EstimateOptions {}, estimate, error)) {
-            const nlohmann::ordered_json e = estimateJson(estimate);
+        const bool estimated = isInference(r.config) ? estimateServing(r, *gpu, EstimateOptions {}, serving, error)
+                                                     : estimateStep(r, *gpu, EstimateOptions {}, estimate, error);
+        if (estimated) {
+            const nlohmann::ordered_json e =
+                isInference(r.config) ? servingEstimateJson(serving) : estimateJson(estimate);
             for (size_t c = 0; c < classes.size() && c < e["classes"].size(); ++c)
                 for (const auto& [key, value] : e["classes"][c].items())
                     if (key != "stage")
@@ -187,7 +192,18 @@ std::string reportText(const SynthesisResult& r)
         out << "FLOPs per iteration: " << formatCount(r.cost.flopsPerIteration) << "FLOP\n";
     }
     std::string gpuError;
-    if (const std::optional<GpuSpec> gpu = isInference(c) ? std::nullopt : gpuForConfig(r.config, gpuError)) {
+    if (const std::optional<GpuSpec> gpu = gpuForConfig(r.config, gpuError); gpu && isInference(c)) {
+        ServingEstimate e;
+        std::string error;
+        if (estimateServing(r, *gpu, EstimateOptions {}, e, error)) {
+            out << servingEstimateText(e);
+            std::istringstream assumed(assumptionsText(e.assumptions));
+            for (std::string line; std::getline(assumed, line);)
+                out << "  assumed " << line << "\n";
+        } else {
+            out << "no serving estimate: " << error << "\n";
+        }
+    } else if (gpu) {
         StepEstimate e;
         std::string error;
         if (estimateStep(r, *gpu, EstimateOptions {}, e, error)) {

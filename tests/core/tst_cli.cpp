@@ -10,6 +10,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -253,6 +254,85 @@ private Q_SLOTS:
         QVERIFY(pipelined > 0 && flat > 0);
     }
 
+    void servingReportJson()
+    {
+        // report --json of a serving config: the estimate holds the serving figures (keys of
+        // resources/docs/report-json.md), consistent with their definitions: tokens/s per GPU =
+        // batch * output_tokens / (TTFT + (output_tokens - 1) * TPOT) / world, TPOT the mean of the first and last
+        // decode step, the decode step's HBM-bound time its bytes over 3350 GB/s * 0.85 (h100-sxm).
+        const Run r = runStagecraft(args({ "report", "llama3-70b-serving", "--json" }));
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        const QJsonObject e = j.value(QLatin1String("estimate")).toObject();
+        for (const char* key : { "gpu", "ttft_s", "tpot_s", "tpot_first_s", "tpot_last_s", "generation_time_s",
+                 "tokens_per_s", "tokens_per_s_per_replica", "tokens_per_s_per_gpu", "decode_tokens_per_s_per_gpu",
+                 "max_sequences", "generation_peak_bytes", "decode", "assumptions" })
+            QVERIFY2(e.contains(QLatin1String(key)), key);
+        const double ttft = e.value(QLatin1String("ttft_s")).toDouble();
+        const double tpot = e.value(QLatin1String("tpot_s")).toDouble();
+        QVERIFY(ttft > 0 && tpot > 0);
+        QCOMPARE(tpot,
+            (e.value(QLatin1String("tpot_first_s")).toDouble() + e.value(QLatin1String("tpot_last_s")).toDouble()) / 2);
+        QCOMPARE(e.value(QLatin1String("tokens_per_s_per_gpu")).toDouble(), 64.0 * 256 / (ttft + 255 * tpot) / 8);
+        const QJsonObject last =
+            e.value(QLatin1String("decode")).toObject().value(QLatin1String("last_step")).toObject();
+        QCOMPARE(last.value(QLatin1String("context_tokens")).toInteger(), 2048 + 256 - 1);
+        QCOMPARE(last.value(QLatin1String("hbm_time_s")).toDouble(),
+            double(last.value(QLatin1String("bytes")).toInteger()) / (3350e9 * 0.85));
+        QVERIFY(e.value(QLatin1String("assumptions")).toObject().contains(QLatin1String("hbm_efficiency")));
+        const QJsonObject c = j.value(QLatin1String("classes")).toArray().at(0).toObject();
+        for (const char* key : { "kv_cache_bytes", "kv_cache_bytes_per_sequence", "generation_kv_cache_bytes",
+                 "generation_peak_bytes", "max_sequences_per_replica", "decode_bytes_per_step", "decode_hbm_time_s" })
+            QVERIFY2(c.contains(QLatin1String(key)), key);
+        // 80 layers * 1 KV head of 128 per rank * 2 * 2 bytes * 2304 positions (2303 in blocks of 16).
+        QCOMPARE(c.value(QLatin1String("kv_cache_bytes_per_sequence")).toInteger(), qint64(80) * 512 * 2304);
+    }
+
+    void servingSweep()
+    {
+        // sweep --tpot-ms on a serving config: the plans over the limit are rejected with reason_key "tpot" and
+        // their TPOT above it; the ranked ones are under it, by tokens/s per GPU, highest first.
+        const Run r =
+            runStagecraft(args({ "sweep", "llama3-70b-serving", "--gpus", "8", "--tpot-ms", "25", "--json" }));
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(j.value(QLatin1String("workload")).toString(), QStringLiteral("inference"));
+        QCOMPARE(j.value(QLatin1String("tpot_limit_s")).toDouble(), 0.025);
+        const QJsonArray ranked = j.value(QLatin1String("ranked")).toArray();
+        QVERIFY(!ranked.isEmpty());
+        double previous = 1e300;
+        for (const auto& plan : ranked) {
+            const QJsonObject o = plan.toObject();
+            QVERIFY(o.value(QLatin1String("tpot_s")).toDouble() <= 0.025);
+            const double rate = o.value(QLatin1String("tokens_per_s_per_gpu")).toDouble();
+            QVERIFY(rate <= previous);
+            previous = rate;
+        }
+        int overLimit = 0;
+        for (const auto& plan : j.value(QLatin1String("rejected")).toArray()) {
+            const QJsonObject o = plan.toObject();
+            if (o.value(QLatin1String("reason_key")).toString() != QLatin1String("tpot"))
+                continue;
+            QVERIFY(o.value(QLatin1String("tpot_s")).toDouble() > 0.025);
+            ++overLimit;
+        }
+        QVERIFY(overLimit > 0);
+        // The text table names the limit.
+        const Run text = runStagecraft(args({ "sweep", "llama3-70b-serving", "--gpus", "8", "--tpot-ms", "25" }));
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains(QStringLiteral("under a time per output token of 25.000 ms")), qPrintable(text.out));
+    }
+
+    void servingPresetsAreListed()
+    {
+        const Run r = runStagecraft(args({ "presets" }));
+        QCOMPARE(r.exitCode, 0);
+        for (const char* name : { "llama3-70b-serving", "deepseek-v3-serving" })
+            QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("^%1 +Serving ").arg(QLatin1String(name)),
+                         QRegularExpression::MultilineOption)),
+                qPrintable(r.out));
+    }
+
     void exitCodes_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -342,6 +422,18 @@ private Q_SLOTS:
         // Decimal, not CLI11's octal: 010 is dp=10 (tiny: global_batch 4, micro_batch 2).
         row("--dp 010", "report tiny --dp 010", QStringLiteral("micro_batch*dp = 2*10 = 20"));
         row("--zero 4", "report tiny --zero 4", QStringLiteral("--zero: 4 is out of range: expected 0 \u2026 3"));
+        row("--tpot-ms 0", "sweep llama3-70b-serving --gpus 8 --tpot-ms 0",
+            QStringLiteral("--tpot-ms: 0 is out of range: expected more than 0 and at most 1000000 milliseconds"));
+        for (const char* value : { "abc", "nan", "inf", "-5", "1e3" })
+            QTest::newRow(qPrintable(QStringLiteral("--tpot-ms %1").arg(QLatin1String(value))))
+                << QStringList { QStringLiteral("sweep"), QStringLiteral("llama3-70b-serving"),
+                       QStringLiteral("--gpus"), QStringLiteral("8"), QStringLiteral("--tpot-ms"),
+                       QLatin1String(value) }
+                << QStringLiteral(
+                       "--tpot-ms: expected a time in milliseconds, a number such as 50 or 12.5, found \"%1\"")
+                       .arg(QLatin1String(value));
+        row("--tpot-ms on a training config", "sweep tiny --gpus 2 --tpot-ms 50",
+            QStringLiteral("--tpot-ms limits serving plans; tiny is a training config"));
         row("--rank past int64", "report tiny --rank 99999999999999999999",
             QStringLiteral("--rank: 99999999999999999999 is out of range: expected 0 \u2026 16777215"));
     }

@@ -111,9 +111,9 @@ private Q_SLOTS:
 
 void TestConfig::presetList()
 {
-    const std::vector<std::string> expected { "deepseek-v3", "default", "gpt2", "gpt3-175b", "llama2-7b", "llama3-405b",
-        "llama3-70b", "llama3-8b", "mistral-7b", "mixtral-8x7b", "qwen2-7b", "qwen3-235b-a22b", "qwen3-30b-a3b",
-        "qwen3-8b", "tiny" };
+    const std::vector<std::string> expected { "deepseek-v3", "deepseek-v3-serving", "default", "gpt2", "gpt3-175b",
+        "llama2-7b", "llama3-405b", "llama3-70b", "llama3-70b-serving", "llama3-8b", "mistral-7b", "mixtral-8x7b",
+        "qwen2-7b", "qwen3-235b-a22b", "qwen3-30b-a3b", "qwen3-8b", "tiny" };
     QCOMPARE(presetNames(), expected);
 
     // The embedded texts are the files of resources/presets, byte for byte, and every file is embedded.

@@ -401,7 +401,10 @@ std::vector<std::vector<std::string>> documentedPlans()
     return { {}, test::operator+(plan, { "model.mtp_modules=1" }),
         test::operator+(plan,
             { "model.family=moe", "model.experts=4", "model.top_k=2", "model.expert_ffn_hidden=256",
-                "parallelism.ep=2" }) };
+                "parallelism.ep=2" }),
+        // Serving: the serving estimate's keys.
+        test::operator+(plan,
+            { "workload=inference", "inference.batch=4", "inference.prompt_tokens=32", "inference.output_tokens=8" }) };
 }
 
 } // namespace

@@ -6,7 +6,6 @@
 #include "config/configwriter.h"
 #include "config/diagnostic.h"
 #include "estimate/stepestimate.h"
-#include "estimate/sweep.h"
 #include "memory/memorytimeline.h"
 #include "synthesis/synthesis.h"
 
@@ -316,10 +315,12 @@ private Q_SLOTS:
             "  tp: 8\n");
         row("llama3-70b tp4 cp2 prefill", "llama3-70b", "  batch: 8\n  prompt_tokens: 4040\n  phases: prefill\n",
             "  tp: 4\n  cp: 2\n  sequence_parallel: true\n");
-        // The serving example of resources/serving.
-        QFile example(QStringLiteral(STAGECRAFT_SOURCE_DIR "/resources/serving/llama3-70b-h100-tp8.yaml"));
-        QVERIFY(example.open(QIODevice::ReadOnly));
-        QTest::newRow("resources/serving/llama3-70b-h100-tp8.yaml") << QString::fromUtf8(example.readAll());
+        // The two serving presets.
+        for (const char* preset : { "llama3-70b-serving", "deepseek-v3-serving" }) {
+            QFile file(QStringLiteral(STAGECRAFT_SOURCE_DIR "/resources/presets/%1.yaml").arg(QLatin1String(preset)));
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            QTest::newRow(preset) << QString::fromUtf8(file.readAll());
+        }
     }
 
     void kvCacheBytes()
@@ -492,7 +493,7 @@ private Q_SLOTS:
     void noTrainingEstimate()
     {
         // The step-time estimate models a training iteration; for serving it says it has none rather than
-        // answering with one (the views and `report` show no estimate), and so does the sweep.
+        // answering with one (estimateServing() is the serving estimate: tst_servingestimate).
         const std::optional<Config> config = serving(kServing);
         QVERIFY(config);
         const std::shared_ptr<const SynthesisResult> r = synthesized(*config);
@@ -503,10 +504,6 @@ private Q_SLOTS:
         StepEstimate estimate;
         QVERIFY(!estimateStep(*r, *gpu, EstimateOptions {}, estimate, error));
         QVERIFY2(error.find("no step-time estimate for inference") != std::string::npos, error.c_str());
-        // Nor does the sweep rank serving plans by a training step time.
-        const SweepResult swept = sweep(*config, 4, *gpu, EstimateOptions {}, nullptr, SweepOptions {});
-        QCOMPARE(swept.candidates, int64_t(0));
-        QVERIFY2(swept.error.find("serving sweep") != std::string::npos, swept.error.c_str());
     }
 
     void tiedEmbeddingsOnAPipeline()
