@@ -158,14 +158,7 @@ namespace {
     {
         const Config& c = r.config;
         const InferenceConfig& in = c.inference;
-        const int64_t cp = std::max<int64_t>(1, c.parallelism.cp);
         const int64_t dp = std::max<int64_t>(1, c.parallelism.dp);
-        const int64_t prompt = promptTokens(c);
-        // Positions a rank holds per sequence, in whole blocks: at the end of the programs, and at the end of the
-        // generation (the last output token is sampled, never written to the cache).
-        const int64_t programPositions = roundUp(prompt / cp + decodeSteps(in), in.blockSize);
-        const int64_t generationPositions =
-            roundUp((prompt + (runsDecode(in) ? in.outputTokens - 1 : 0)) / cp, in.blockSize);
         const int64_t sequences = std::max<int64_t>(1, in.batch / dp);
         int64_t perReplica = std::numeric_limits<int64_t>::max();
         for (size_t k = 0; k < r.summaries.size() && k < e.classes.size(); ++k) {
@@ -173,8 +166,7 @@ namespace {
             ServingClassEstimate& ce = e.classes[k];
             ce.weightBytes = s.weightBytes;
             ce.activationPeakBytes = s.activationPeakBytes;
-            const int64_t perPosition = programPositions > 0 ? s.kvCacheBytes / programPositions : 0;
-            ce.generationKvCacheBytes = perPosition * generationPositions;
+            ce.generationKvCacheBytes = generationKvCacheBytes(r, k);
             ce.kvCacheBytesPerSequence = ce.generationKvCacheBytes / sequences;
             ce.generationPeakBytes =
                 std::max(s.peakBytes, ce.weightBytes + ce.activationPeakBytes + ce.generationKvCacheBytes);
@@ -201,6 +193,23 @@ namespace {
     }
 
 } // namespace
+
+int64_t generationKvCacheBytes(const SynthesisResult& result, size_t cls)
+{
+    const Config& c = result.config;
+    if (!isInference(c) || cls >= result.summaries.size())
+        return 0;
+    const InferenceConfig& in = c.inference;
+    const int64_t cp = std::max<int64_t>(1, c.parallelism.cp);
+    const int64_t prompt = promptTokens(c);
+    // Positions a rank holds per sequence, in whole blocks: at the end of the programs, and at the end of the
+    // generation (the last output token is sampled, never written to the cache).
+    const int64_t programPositions = roundUp(prompt / cp + decodeSteps(in), in.blockSize);
+    const int64_t generationPositions =
+        roundUp((prompt + (runsDecode(in) ? in.outputTokens - 1 : 0)) / cp, in.blockSize);
+    const int64_t perPosition = programPositions > 0 ? result.summaries[cls].kvCacheBytes / programPositions : 0;
+    return perPosition * generationPositions;
+}
 
 bool estimateServing(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options,
     ServingEstimate& out, std::string& error, EstimateSchedule* schedule)

@@ -96,6 +96,12 @@ struct ServingEstimate
     std::vector<ServingClassEstimate> classes; ///< index = stage
 };
 
+/// KV cache per rank of class `cls` when every sequence has sampled its last token: the programs' cache
+/// (ClassSummary::kvCacheBytes) per position, times prompt + output_tokens - 1 positions (the prompt's only without
+/// a decode phase; this rank's share under cp) in whole blocks of inference.block_size. 0 for a training result or
+/// a class out of range. Pure; thread-safe.
+int64_t generationKvCacheBytes(const SynthesisResult& result, size_t cls);
+
 /// Estimates serving `result` (an inference config's synthesis) on `gpu` with the list scheduler and kernel and
 /// collective models of estimateStep() (listSchedule(), nodeTimeS()).
 ///
