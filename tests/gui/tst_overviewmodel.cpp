@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // OverviewModel and OverviewView over real synthesis results of the tiny preset.
 #include "config/configloader.h"
+#include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
 #include "guihelpers.h"
 #include "models/formatting.h"
@@ -300,6 +301,62 @@ private Q_SLOTS:
         QVERIFY(view.figureDetail(QStringLiteral("step")).contains(QLatin1String("tokens/s")));
         QVERIFY(view.figureToolTip(QStringLiteral("step")).contains(QLatin1String("h100-sxm")));
         QVERIFY(view.figureToolTip(QStringLiteral("step")).contains(QLatin1String("roofline"), Qt::CaseInsensitive));
+    }
+
+    void servingFiguresArriveInTheCards()
+    {
+        // tiny served: 2 layers, 4 KV heads of 256/8 = 32, tp 2; 8 sequences of 100 prompt tokens generating 40.
+        const auto result = synth("tiny",
+            { QStringLiteral("workload=inference"), QStringLiteral("parallelism.tp=2"),
+                QStringLiteral("inference.batch=8"), QStringLiteral("inference.prompt_tokens=100"),
+                QStringLiteral("inference.output_tokens=40"), QStringLiteral("inference.block_size=16") });
+        OverviewView view;
+        QSignalSpy available(&view, &OverviewView::estimateAvailable);
+        view.setResult(result);
+        // A serving result shows the serving cards, not a training iteration's.
+        for (const char* name : { "microbatches", "tokens", "step" })
+            QVERIFY2(!view.isFigureShown(QLatin1String(name)), name);
+        for (const char* name :
+            { "world", "params", "flops", "classes", "sequences", "kvcache", "ttft", "tpot", "throughput" })
+            QVERIFY2(view.isFigureShown(QLatin1String(name)), name);
+        for (const int column :
+            { OverviewModel::StepTimeColumn, OverviewModel::ExposedCommColumn, OverviewModel::BubbleColumn })
+            QVERIFY(view.table()->isColumnHidden(column));
+        QCOMPARE(view.figure(QStringLiteral("sequences")), QStringLiteral("8"));
+        QCOMPARE(view.figure(QStringLiteral("ttft")), QStringLiteral("estimating\u2026"));
+        QVERIFY(available.wait(60000));
+        QVERIFY(view.servingEstimate());
+
+        // The same estimate, computed here on its own.
+        std::string error;
+        const std::optional<GpuSpec> gpu = gpuForConfig(result->config, error);
+        QVERIFY(gpu);
+        ServingEstimate expected;
+        QVERIFY2(estimateServing(*result, *gpu, EstimateOptions {}, expected, error), error.c_str());
+        QCOMPARE(view.figure(QStringLiteral("ttft")), formatDuration(expected.ttftS));
+        QCOMPARE(view.figure(QStringLiteral("tpot")), formatDuration(expected.tpotS));
+        QCOMPARE(view.figure(QStringLiteral("throughput")),
+            QStringLiteral("%1 tok/s").arg(formatParameterCount(expected.tokensPerSPerGpu)));
+        // Throughput per GPU: batch * output_tokens / (TTFT + (output_tokens - 1) * TPOT) / GPUs.
+        QVERIFY(std::abs(expected.tokensPerSPerGpu - 8.0 * 40 / (expected.ttftS + 39 * expected.tpotS) / 2)
+            <= 1e-9 * expected.tokensPerSPerGpu);
+        // The cache at the last token: layers * sequences * (prompt + output - 1 = 139 positions, in blocks of 16:
+        // 144) * 2 (keys, values) * 4/2 KV heads * 32 * 2 bytes, on each of the tp ranks.
+        const qint64 cache = 2LL * 8 * 144 * 2 * (4 / 2) * 32 * 2;
+        QCOMPARE(view.figure(QStringLiteral("kvcache")), formatByteCount(double(cache)));
+        QVERIFY(
+            view.figureDetail(QStringLiteral("kvcache"))
+                .contains(countNoun(expected.maxSequences, QStringLiteral("sequence"), QStringLiteral("sequences"))));
+        // The decode step's bytes and its time at HBM speed are stated, and whether it is memory-bound.
+        QVERIFY2(view.figureDetail(QStringLiteral("tpot")).contains(QLatin1String("-bound: ")),
+            qPrintable(view.figureDetail(QStringLiteral("tpot"))));
+
+        // Back to a training result: its cards and columns return.
+        view.setResult(synth("tiny", {}));
+        QVERIFY(view.isFigureShown(QStringLiteral("step")));
+        QVERIFY(!view.isFigureShown(QStringLiteral("ttft")));
+        QVERIFY(!view.table()->isColumnHidden(OverviewModel::StepTimeColumn));
+        QVERIFY(waitForEstimate(view));
     }
 
     void estimateFormulas()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/overviewview.h"
 
+#include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
 #include "models/comparisonmodel.h"
 #include "models/formatting.h"
@@ -75,10 +76,12 @@ namespace {
         return label;
     }
 
-    /// What the worker hands back: plain values only.
+    /// What the worker hands back: plain values only. A training result gets a step-time estimate, a serving
+    /// result a serving estimate; `error` says why the one it needed failed.
     struct EstimateOutcome
     {
         std::shared_ptr<const StepEstimate> estimate;
+        std::shared_ptr<const ServingEstimate> serving;
         std::string error;
     };
 
@@ -89,15 +92,36 @@ namespace {
             const std::optional<GpuSpec> gpu = gpuForConfig(result.config, outcome.error);
             if (!gpu)
                 return outcome;
+            if (isInference(result.config)) {
+                auto serving = std::make_shared<ServingEstimate>();
+                if (estimateServing(result, *gpu, EstimateOptions {}, *serving, outcome.error))
+                    outcome.serving = std::move(serving);
+                return outcome;
+            }
             auto estimate = std::make_shared<StepEstimate>();
             if (estimateStep(result, *gpu, EstimateOptions {}, *estimate, outcome.error))
                 outcome.estimate = std::move(estimate);
         } catch (...) {
-            // estimateStep() promises not to throw; nothing may escape the worker anyway.
+            // The estimates promise not to throw; nothing may escape the worker anyway.
             outcome.estimate.reset();
-            outcome.error = "internal error in the step-time estimate";
+            outcome.serving.reset();
+            outcome.error = "internal error in the estimate";
         }
         return outcome;
+    }
+
+    /// The cards only a training result shows, and those only a serving result shows.
+    const QStringList& trainingCards()
+    {
+        static const QStringList names { QStringLiteral("microbatches"), QStringLiteral("tokens"),
+            QStringLiteral("step") };
+        return names;
+    }
+    const QStringList& servingCards()
+    {
+        static const QStringList names { QStringLiteral("sequences"), QStringLiteral("kvcache"), QStringLiteral("ttft"),
+            QStringLiteral("tpot"), QStringLiteral("throughput") };
+        return names;
     }
 
     QString stepCard()
@@ -165,7 +189,25 @@ OverviewView::OverviewView(QWidget* parent)
     addCard(QStringLiteral("classes"), tr("Rank classes"), tr("Distinct per-rank programs: one per pipeline stage"));
     // The estimate's detail (MFU and throughput, or why it failed) is the longest: it wraps.
     addCard(stepCard(), tr("Step time (estimate)"), {});
-    reflowCards();
+    // Serving: the batch and its cache, then the serving estimate.
+    addCard(QStringLiteral("sequences"), tr("Sequences"),
+        tr("inference.batch: concurrent sequences over all data-parallel replicas, each a prompt of "
+           "inference.prompt_tokens generating inference.output_tokens"));
+    addCard(QStringLiteral("kvcache"), tr("KV cache / GPU"),
+        tr("KV cache of the fullest rank when every sequence has its last token (prompt + output - 1 positions in "
+           "whole blocks of inference.block_size); below it, the most sequences whose cache fits beside the weights "
+           "and the transient peak in the GPU's HBM"));
+    addCard(QStringLiteral("ttft"), tr("Time to first token"),
+        tr("From the start, every prompt present, until the last stage has sampled the first token of every "
+           "sequence: the prefill of the whole batch (static batching)"));
+    addCard(QStringLiteral("tpot"), tr("Time per output token"),
+        tr("Time between two tokens of a sequence, the mean over the generation (its first and last decode step, "
+           "each measured on a decode-only synthesis at that context). Below it: what one decode step reads per "
+           "GPU and that many bytes' time at the HBM bandwidth the estimate assumes, against its compute time"));
+    addCard(QStringLiteral("throughput"), tr("Throughput"),
+        tr("Output tokens per second per GPU over the generation: batch \u00d7 output_tokens / (TTFT + "
+           "(output_tokens - 1) \u00d7 TPOT) / GPUs; below it, all GPUs together and the decode alone "
+           "(batch / TPOT / GPUs)"));
 
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(OverviewModel::SortRole);
@@ -204,7 +246,8 @@ OverviewView::OverviewView(QWidget* parent)
     layout->addSpacing(4);
     layout->addWidget(m_cardArea);
     layout->addSpacing(6);
-    layout->addWidget(sectionLabel(tr("Rank classes (per rank, one iteration)"), this));
+    m_tableLabel = sectionLabel(tr("Rank classes (per rank, one iteration)"), this);
+    layout->addWidget(m_tableLabel);
     layout->addWidget(m_table, 10);
     layout->addWidget(m_assumptions);
     layout->addSpacing(4);
@@ -239,6 +282,8 @@ OverviewView::OverviewView(QWidget* parent)
 
     setCard(QStringLiteral("world"), QStringLiteral("\u2014"), {});
     m_title->setText(tr("No result yet"));
+    showCardsFor(false);
+    reflowCards();
 }
 
 OverviewView::~OverviewView() = default;
@@ -287,10 +332,14 @@ void OverviewView::reflowCards()
 {
     // The width each card asks for: its value, title and detail on one line. The step card's detail wraps: a short
     // one (MFU and throughput) counts, a long one (why the estimate failed) wraps at twice a card's width.
+    QList<QFrame*> shown;
+    for (QFrame* frame : std::as_const(m_cardOrder))
+        if (!frame->isHidden())
+            shown.append(frame);
     QList<int> wants;
     int widest = 0;
     int least = 0;
-    for (const QFrame* frame : std::as_const(m_cardOrder)) {
+    for (const QFrame* frame : std::as_const(shown)) {
         const QMargins m = frame->layout()->contentsMargins();
         int text = 0;
         const QLabel* wrapping = nullptr;
@@ -306,7 +355,7 @@ void OverviewView::reflowCards()
         widest = std::max(widest, wants.back());
         least = std::max(least, frame->minimumSizeHint().width());
     }
-    const int count = static_cast<int>(m_cardOrder.size());
+    const int count = static_cast<int>(shown.size());
     const QMargins margins = layout() ? layout()->contentsMargins() : QMargins();
     const int available = width() - margins.left() - margins.right();
     const int oneRow = std::accumulate(wants.begin(), wants.end(), 0) + (count - 1) * kCardSpacing;
@@ -321,15 +370,17 @@ void OverviewView::reflowCards()
     // Never ask the window for more than two narrowest cards side by side; the cards reflow below that.
     m_cardArea->setMinimumWidth(2 * least + kCardSpacing);
     // On one row each card gets room in proportion to what it asks for; on several, the columns are alike.
-    for (int c = 0; c < count; ++c)
+    for (int c = 0; c < m_cardGrid->columnCount(); ++c)
         m_cardGrid->setColumnStretch(c, c >= columns ? 0 : columns == count ? wants[c] : 1);
-    if (columns == m_cardColumns)
+    const bool sameCards = m_cardGrid->count() == count
+        && std::all_of(shown.begin(), shown.end(), [this](QFrame* f) { return m_cardGrid->indexOf(f) >= 0; });
+    if (columns == m_cardColumns && sameCards)
         return;
     m_cardColumns = columns;
     for (QFrame* frame : std::as_const(m_cardOrder))
         m_cardGrid->removeWidget(frame);
     for (int i = 0; i < count; ++i)
-        m_cardGrid->addWidget(m_cardOrder[i], i / columns, i % columns);
+        m_cardGrid->addWidget(shown[i], i / columns, i % columns);
 }
 
 void OverviewView::setCard(const QString& name, const QString& value, const QString& detail)
@@ -390,6 +441,8 @@ void OverviewView::requestEstimate()
         [this, result](const EstimateOutcome& outcome) {
             if (!m_model->setEstimate(result, outcome.estimate, QString::fromStdString(outcome.error)))
                 return;
+            m_serving = outcome.serving;
+            m_servingError = QString::fromStdString(outcome.error);
             if (m_comparison->baseline().result == result && !m_comparison->baseline().estimate)
                 m_comparison->setBaseline({ result, m_model->estimate() }); // pinned before its estimate arrived
             showEstimate();
@@ -461,8 +514,116 @@ QTableView* OverviewView::comparisonTable() const
     return m_comparisonTable;
 }
 
+void OverviewView::showCardsFor(bool serving)
+{
+    m_showsServing = serving;
+    for (const QString& name : trainingCards())
+        m_cards.value(name).frame->setHidden(serving);
+    for (const QString& name : servingCards())
+        m_cards.value(name).frame->setHidden(!serving);
+    // The training estimate's per-class columns mean nothing for serving: its figures are in the cards.
+    for (const int column :
+        { OverviewModel::StepTimeColumn, OverviewModel::ExposedCommColumn, OverviewModel::BubbleColumn })
+        m_table->setColumnHidden(column, serving);
+    m_cards.value(QStringLiteral("flops"))
+        .frame->setToolTip(serving ? tr("FLOPs of the programs over all GPUs: the prefill and the decode steps they "
+                                        "hold (inference.decode_steps)")
+                                   : tr("FLOPs of one training iteration over all GPUs (forward, backward, "
+                                        "recompute, optimizer)"));
+    m_cards.value(QStringLiteral("flops"))
+        .frame->findChild<QLabel*>(QStringLiteral("cardTitle"))
+        ->setText(serving ? tr("Compute / programs") : tr("Compute / iteration"));
+    m_tableLabel->setText(serving ? tr("Rank classes (per rank, the programs: the prefill and the decode steps)")
+                                  : tr("Rank classes (per rank, one iteration)"));
+}
+
+bool OverviewView::isFigureShown(const QString& name) const
+{
+    const Card card = m_cards.value(name);
+    return card.frame && !card.frame->isHidden();
+}
+
+const std::shared_ptr<const ServingEstimate>& OverviewView::servingEstimate() const
+{
+    return m_serving;
+}
+
+void OverviewView::updateServingCards()
+{
+    const QStringList estimated { QStringLiteral("ttft"), QStringLiteral("tpot"), QStringLiteral("throughput") };
+    const std::shared_ptr<const SynthesisResult>& result = m_model->result();
+    if (m_model->isEstimatePending()) {
+        for (const QString& name : estimated)
+            setCard(name, tr("estimating\u2026"), {});
+        return;
+    }
+    if (!m_serving) {
+        for (const QString& name : estimated)
+            setCard(name, tr("unavailable"), name == estimated.front() ? m_servingError : QString());
+        m_assumptions->clear();
+        return;
+    }
+    const ServingEstimate& e = *m_serving;
+    const InferenceConfig& in = result->config.inference;
+    setCard(QStringLiteral("ttft"), e.ttftS > 0 ? formatDuration(e.ttftS) : QStringLiteral("\u2014"),
+        e.ttftS > 0
+            ? tr("prefill of %1 \u00d7 %2 tokens").arg(formatExact(in.batch), formatExact(promptTokens(result->config)))
+            : tr("no prefill phase"));
+    const ServingClassEstimate* decode = e.classes.empty()
+        ? nullptr
+        : &e.classes[static_cast<size_t>(std::clamp<int32_t>(e.decodeStage, 0, int32_t(e.classes.size()) - 1))];
+    if (e.tpotS > 0 && decode) {
+        // The step at the mean context: half-way between the generation's first and last decode step.
+        const double bytes = 0.5 * double(decode->firstStep.bytes + decode->lastStep.bytes);
+        const double hbm = 0.5 * (decode->firstStep.hbmTimeS + decode->lastStep.hbmTimeS);
+        const double compute = 0.5 * (decode->firstStep.computeTimeS + decode->lastStep.computeTimeS);
+        setCard(QStringLiteral("tpot"), formatDuration(e.tpotS),
+            (hbm >= compute ? tr("memory-bound: %1, %2 at HBM") : tr("compute-bound: %1, %2 at HBM"))
+                .arg(formatByteCount(bytes), formatDuration(hbm)));
+        m_cards.value(QStringLiteral("tpot"))
+            .frame->setToolTip(tr("Time between two tokens of a sequence, the mean over the generation (its first "
+                                  "and last decode step, each measured on a decode-only synthesis at that "
+                                  "context).\nA decode step at the mean context reads %1 per GPU: %2 at the HBM "
+                                  "bandwidth the estimate assumes; its kernels compute for %3.")
+                                   .arg(formatByteCount(bytes), formatDuration(hbm), formatDuration(compute)));
+    } else {
+        setCard(QStringLiteral("tpot"), QStringLiteral("\u2014"), tr("no decode phase"));
+    }
+    setCard(QStringLiteral("throughput"), tr("%1 tok/s").arg(formatParameterCount(e.tokensPerSPerGpu)),
+        e.decodeTokensPerSPerGpu > 0
+            ? tr("per GPU; %1 in all; decode alone %2")
+                  .arg(formatParameterCount(e.tokensPerS), formatParameterCount(e.decodeTokensPerSPerGpu))
+            : tr("per GPU; %1 in all").arg(formatParameterCount(e.tokensPerS)));
+    int64_t cache = 0;
+    for (const ServingClassEstimate& c : e.classes)
+        cache = std::max(cache, c.generationKvCacheBytes);
+    setCard(QStringLiteral("kvcache"), formatByteCount(double(cache)),
+        e.maxSequences > 0
+            ? tr("at the last token; %1 fit").arg(countNoun(e.maxSequences, tr("sequence"), tr("sequences")))
+            : tr("at the last token; no sequence fits"));
+    QString decodeText;
+    if (decode && e.tpotS > 0)
+        decodeText = tr("; decode: a step reads %1 per GPU (weights %2, KV cache %3, activations %4) at the last "
+                        "token, at %5 of %6 GB/s HBM")
+                         .arg(formatByteCount(double(decode->lastStep.bytes)),
+                             formatByteCount(double(decode->lastStep.weightBytes)),
+                             formatByteCount(double(decode->lastStep.kvCacheBytes)),
+                             formatByteCount(double(decode->lastStep.activationBytes)),
+                             QString::number(e.assumptions.hbmEfficiency, 'f', 2),
+                             QString::number(e.hbmBytesPerS / 1e9, 'f', 0));
+    m_assumptions->setText(tr("Estimate assumes: %1")
+                               .arg(QString::fromStdString(assumptionsText(e.assumptions))
+                                        .trimmed()
+                                        .replace(QLatin1Char('\n'), QStringLiteral("; ")))
+        + decodeText);
+}
+
 void OverviewView::updateEstimateCard()
 {
+    if (m_showsServing) {
+        updateServingCards();
+        return;
+    }
     const Card card = m_cards.value(stepCard());
     const QString method = tr("Per-kernel roofline compute (GEMM tile, wave and K-depth losses on the GPU's best "
                               "measured GEMM), NCCL-like collectives, four streams per rank (compute, collectives, "
@@ -497,8 +658,12 @@ void OverviewView::setResult(std::shared_ptr<const SynthesisResult> result)
     if (!result)
         return;
     m_model->setResult(result);
+    m_serving.reset();
+    m_servingError.clear();
     const Config& config = result->config;
     const ModelConfig& model = config.model;
+    const bool serving = isInference(config);
+    showCardsFor(serving);
     m_title->setText(QString::fromStdString(config.name));
 
     QStringList facts;
@@ -511,10 +676,19 @@ void OverviewView::setResult(std::shared_ptr<const SynthesisResult> result)
                                            : tr("%1 heads").arg(model.heads));
     if (model.family == Family::Moe)
         facts << tr("%1 experts, top-%2").arg(model.experts).arg(model.topK);
-    facts << tr("seq %1").arg(model.seqLen);
-    facts << QString::fromLatin1(toString(config.training.precision));
-    facts << tr("ZeRO-%1").arg(config.parallelism.zero);
-    facts << tr("%1 schedule").arg(QString::fromLatin1(toString(config.parallelism.schedule)));
+    if (serving) {
+        const InferenceConfig& in = config.inference;
+        facts << QString::fromLatin1(toString(config.training.precision));
+        facts << tr("serving: %1 prompt + %2 output tokens")
+                     .arg(formatExact(promptTokens(config)), formatExact(in.outputTokens));
+        facts << tr("%1 KV cache").arg(QString::fromLatin1(toString(in.kvCacheDtype)));
+        facts << tr("phases: %1").arg(QString::fromLatin1(toString(in.phases)));
+    } else {
+        facts << tr("seq %1").arg(model.seqLen);
+        facts << QString::fromLatin1(toString(config.training.precision));
+        facts << tr("ZeRO-%1").arg(config.parallelism.zero);
+        facts << tr("%1 schedule").arg(QString::fromLatin1(toString(config.parallelism.schedule)));
+    }
     m_subtitle->setText(facts.join(QStringLiteral("  \u00b7  ")));
 
     const qint64 world = result->worldSize();
@@ -531,6 +705,22 @@ void OverviewView::setResult(std::shared_ptr<const SynthesisResult> result)
     const double tokens = static_cast<double>(config.training.globalBatch) * static_cast<double>(model.seqLen);
     setCard(QStringLiteral("tokens"), formatParameterCount(tokens),
         tr("%1 seqs \u00d7 %2").arg(formatExact(config.training.globalBatch)).arg(model.seqLen));
+    if (serving) {
+        const InferenceConfig& in = config.inference;
+        const qint64 dp = std::max<qint64>(1, config.parallelism.dp);
+        setCard(QStringLiteral("sequences"), formatExact(in.batch),
+            dp > 1
+                ? tr("%1 per replica, %2 \u00d7 %3 tokens")
+                      .arg(formatExact(in.batch / dp), formatExact(promptTokens(config)), formatExact(in.outputTokens))
+                : tr("%1 prompt, %2 output tokens each")
+                      .arg(formatExact(promptTokens(config)), formatExact(in.outputTokens)));
+        int64_t cache = 0;
+        for (const ClassSummary& c : result->summaries)
+            cache = std::max(cache, c.kvCacheBytes);
+        // The programs' own cache until the estimate gives the cache at the end of the generation.
+        setCard(QStringLiteral("kvcache"), formatByteCount(double(cache)),
+            tr("after %1").arg(countNoun(decodeSteps(in), tr("decode step"), tr("decode steps"))));
+    }
     setCard(QStringLiteral("classes"), formatExact(static_cast<qint64>(result->classes.size())),
         tr("%1 each").arg(
             countNoun(result->classes.empty() ? 0 : result->classes.front().rankCount, tr("rank"), tr("ranks"))));
@@ -575,6 +765,10 @@ void OverviewView::fitColumns()
         m_proxy->setTwoLineHeaders(twoLines);
         QList<int> widths;
         for (int c = 0; c < columns; ++c) {
+            if (m_table->isColumnHidden(c)) {
+                widths << 0;
+                continue;
+            }
             int title = 0;
             for (const QString& line :
                 m_proxy->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString().split(QLatin1Char('\n')))
@@ -592,9 +786,14 @@ void OverviewView::fitColumns()
     const int slack = std::max(0, available - total(widths));
     const int sum = total(widths);
     int given = 0;
+    int lastShown = columns - 1;
+    while (lastShown > 0 && m_table->isColumnHidden(lastShown))
+        --lastShown;
     for (int c = 0; c < columns; ++c) {
+        if (m_table->isColumnHidden(c))
+            continue;
         int extra = static_cast<int>(static_cast<qint64>(slack) * widths[c] / std::max(1, sum));
-        if (c == columns - 1)
+        if (c == lastShown)
             extra = slack - given;
         given += extra;
         header->resizeSection(c, widths[c] + extra);

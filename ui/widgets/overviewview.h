@@ -18,6 +18,7 @@ class ClassTableProxy;
 class ComparisonModel;
 class ElidedLabel;
 class OverviewModel;
+struct ServingEstimate;
 struct StepEstimate;
 
 /// The Overview tab: the workload at a glance (world, parameters, FLOPs, batches, step time), one table row per rank
@@ -31,6 +32,11 @@ struct StepEstimate;
 /// The step-time estimate (estimateStep() on the config's GPU, default options) runs in a worker (LatestRun);
 /// estimates of superseded results are dropped. Until it arrives the card
 /// says "estimating…"; when it fails the card shows the reason.
+///
+/// A serving result (workload: inference) shows the serving figures instead of a training iteration's: the
+/// sequences served, the KV cache per rank at the end of the generation and how many sequences fit, and from
+/// estimateServing() the time to first token, the time per output token (with what a decode step reads and its
+/// HBM-bound time) and the throughput; the class table leaves out the training estimate's columns.
 class OverviewView : public ResultView
 {
     Q_OBJECT
@@ -44,7 +50,8 @@ public:
     OverviewModel* model() const;
     QTableView* table() const;
     QListWidget* warnings() const;
-    /// The value text of a header figure ("world", "params", "flops", "microbatches", "tokens", "classes").
+    /// The value text of a header figure ("world", "params", "flops", "microbatches", "tokens", "classes", "step";
+    /// serving: "sequences", "kvcache", "ttft", "tpot", "throughput" in place of "microbatches", "tokens", "step").
     QString figure(const QString& name) const;
     /// The smaller text under a header figure ("1,705,216" under "1.71 M").
     QString figureDetail(const QString& name) const;
@@ -52,6 +59,10 @@ public:
     QString figureToolTip(const QString& name) const;
     /// True while the step-time estimate of the shown result runs.
     bool isEstimating() const;
+    /// The serving estimate of the shown result: null for a training result, while it runs, or when it failed.
+    const std::shared_ptr<const ServingEstimate>& servingEstimate() const;
+    /// Whether the card `name` is shown for the current result (training and serving show different cards).
+    bool isFigureShown(const QString& name) const;
 
     /// Compares the shown result with `baseline` (null: clears it). Its estimate is the one this view has when
     /// `baseline` is the shown result; otherwise (a baseline synthesized again after a load) it runs in a second
@@ -89,6 +100,9 @@ private:
     void emitIfSettled();
     void showEstimate();
     void updateEstimateCard();
+    void updateServingCards();
+    /// Shows the cards of a training or a serving result and the class table's estimate columns for training.
+    void showCardsFor(bool serving);
 
     OverviewModel* m_model;
     ClassTableProxy* m_proxy;
@@ -96,6 +110,7 @@ private:
     QLabel* m_subtitle;
     QLabel* m_staleBanner;
     QLabel* m_assumptions; ///< what the estimate assumed: kernel efficiencies, links, overlaps
+    QLabel* m_tableLabel = nullptr;
     QTableView* m_table;
     QListWidget* m_warnings;
     ComparisonModel* m_comparison;
@@ -111,6 +126,9 @@ private:
     LatestRun m_baselineRun; ///< the baseline's estimate, when it is not the shown result's
     std::shared_ptr<const SynthesisResult> m_baselineEstimateFor;
     std::shared_ptr<const StepEstimate> m_baselineEstimate;
+    std::shared_ptr<const ServingEstimate> m_serving; ///< of m_model->result(), a serving result's
+    QString m_servingError;
+    bool m_showsServing = false;
 };
 
 } // namespace stagecraft
