@@ -398,6 +398,47 @@ private Q_SLOTS:
         QCOMPARE(chart->compareSeries()->count(), 0);
     }
 
+    void servingCacheGrowsAndEnds()
+    {
+        // tiny served with blocks of one token, so every decode step adds a position: 2 layers, 4 KV heads of 32
+        // (tp 1), 4 sequences of 30 prompt tokens, 20 output tokens, 6 decode steps in the programs. One position of
+        // every sequence is 2 layers * 4 sequences * 2 (keys, values) * 4 * 32 * 2 bytes = 4,096 bytes.
+        const auto result = synth("tiny",
+            { QStringLiteral("workload=inference"), QStringLiteral("inference.batch=4"),
+                QStringLiteral("inference.prompt_tokens=30"), QStringLiteral("inference.output_tokens=20"),
+                QStringLiteral("inference.decode_steps=6"), QStringLiteral("inference.block_size=1") });
+        constexpr qint64 kPosition = 2 * 4 * 2 * 4 * 32 * 2;
+        MemoryView view;
+        view.resize(1400, 900);
+        view.setResult(result);
+        QVERIFY(waitForChart(view));
+        MemoryChartView* chart = view.chartView();
+        const MemoryChartData& data = chart->chartData();
+        const double unit = data.unitBytes;
+        // The kv_cache band (between the activations' top and its own) ends at the programs' cache: the prompt
+        // and the 6 decode steps' positions.
+        constexpr int kv = static_cast<int>(MemoryCategory::KvCache);
+        const QPointF top = chart->categorySeries(kv)->points().back();
+        const QPointF below = chart->categorySeries(kv - 1)->points().back();
+        QCOMPARE(qint64(std::llround((top.y() - below.y()) * unit)), (30 + 6) * kPosition);
+        // The line of the generation's end: the weights and the cache of the last token's 30 + 20 - 1 positions.
+        const qint64 weights = result->summaries[0].weightBytes;
+        QVERIFY(chart->generationEndSeries()->isVisible());
+        QCOMPARE(data.generationEndToken, qint64(49));
+        QCOMPARE(qint64(data.generationEndBytes), weights + 49 * kPosition);
+        QCOMPARE(qint64(std::llround(chart->generationEndSeries()->at(0).y() * unit)), weights + 49 * kPosition);
+        // No legend entry for the gradients and optimizer state serving does not hold.
+        QVERIFY(!chart->legendHtml().contains(QLatin1String("gradients")));
+        QVERIFY(!chart->legendHtml().contains(QLatin1String("optimizer")));
+        QVERIFY(chart->legendHtml().contains(QLatin1String("kv_cache")));
+
+        // Training draws no such line.
+        view.setResult(synth("tiny", {}));
+        QVERIFY(waitForChart(view));
+        QVERIFY(!chart->generationEndSeries()->isVisible());
+        QCOMPARE(chart->chartData().generationEndBytes, int64_t(0));
+    }
+
     void rankPicker()
     {
         // rank_order [tp, cp, ep, dp, pp]: rank = tp + 2 dp + 4 pp for dp = tp = pp = 2, so ranks 4..7 are stage 1.

@@ -2,6 +2,7 @@
 #include "charts/memorychartdata.h"
 
 #include "charts/memorytimes.h"
+#include "estimate/servingestimate.h"
 #include "session/outputsaver.h"
 #include "synthesis/synthesis.h"
 
@@ -132,6 +133,12 @@ MemoryChartData buildMemoryChartData(const SynthesisResult& result, const Memory
     data.peakBytes = timeline.peakBytes;
     data.peakStep = timeline.peakStep;
     data.peakNode = nodeName(program, data.peakStep);
+    if (isInference(result.config) && runsDecode(result.config.inference)
+        && static_cast<size_t>(classIndex) < result.summaries.size()) {
+        data.generationEndBytes = result.summaries[static_cast<size_t>(classIndex)].weightBytes
+            + generationKvCacheBytes(result, static_cast<size_t>(classIndex));
+        data.generationEndToken = promptTokens(result.config) + result.config.inference.outputTokens - 1;
+    }
     if (!timeline.series.empty())
         data.categoryMinBytes = timeline.series.front();
     for (const CategoryBytes& bytes : timeline.series)
@@ -174,7 +181,7 @@ MemoryChartData buildMemoryChartData(const SynthesisResult& result, const Memory
         }
     }
 
-    int64_t largest = timeline.peakBytes;
+    int64_t largest = std::max(timeline.peakBytes, data.generationEndBytes);
     if (other)
         largest = std::max(largest, other->peakBytes);
     if (baselineTimeline)

@@ -77,6 +77,11 @@ struct MemoryChartData
     double baselinePeakX = 0;
     QString baselinePeakNode;
     QString baselineMissing; ///< why a baseline that was asked for is not drawn (no estimate on the time axis)
+    /// Serving: the class's weights plus its KV cache when every sequence has sampled its last token
+    /// (generationKvCacheBytes()): where the resident memory ends after the generation's decode steps, which the
+    /// programs hold only the first of. 0 for training.
+    int64_t generationEndBytes = 0;
+    qint64 generationEndToken = 0; ///< prompt + output_tokens - 1: the positions cached at the last token
 };
 
 /// What buildMemoryChartData() draws. Copies of shared, immutable inputs: a worker may keep it.

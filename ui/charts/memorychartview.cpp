@@ -29,6 +29,7 @@ namespace {
     const QColor kHbmColor(0xd6, 0x27, 0x28);
     const QColor kCompareColor(0x22, 0x22, 0x22);
     const QColor kBaselineColor(0x00, 0x83, 0x8f);
+    const QColor kGenerationEndColor(0x7a, 0x1f, 0x1f); // a darker kv_cache red: where the cache ends up
     const QColor kCursorColor(0x33, 0x33, 0x33);
 
     QString categoryLegend(const MemoryChartData& data, int c)
@@ -81,6 +82,7 @@ MemoryChartView::MemoryChartView(QWidget* parent)
     , m_compare(new QLineSeries(this))
     , m_baseline(new QLineSeries(this))
     , m_hbm(new QLineSeries(this))
+    , m_generationEnd(new QLineSeries(this))
     , m_peak(new QScatterSeries(this))
     , m_comparePeak(new QScatterSeries(this))
     , m_baselinePeak(new QScatterSeries(this))
@@ -146,6 +148,13 @@ MemoryChartView::MemoryChartView(QWidget* parent)
     c->addSeries(m_hbm);
     m_hbm->attachAxis(m_axisX);
     m_hbm->attachAxis(m_axisY);
+
+    QPen generationEndPen(kGenerationEndColor, 2, Qt::DashDotLine);
+    m_generationEnd->setPen(generationEndPen);
+    c->addSeries(m_generationEnd);
+    m_generationEnd->attachAxis(m_axisX);
+    m_generationEnd->attachAxis(m_axisY);
+    m_generationEnd->setVisible(false);
 
     for (QScatterSeries* s : { m_peak, m_comparePeak, m_baselinePeak }) {
         s->setMarkerShape(QScatterSeries::MarkerShapeCircle);
@@ -255,8 +264,20 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
 
     const double lastStep = std::max(data.xMax, 1e-9);
     const double dataMax =
-        static_cast<double>(std::max({ data.peakBytes, data.comparePeakBytes, data.baselinePeakBytes }))
+        static_cast<double>(
+            std::max({ data.peakBytes, data.comparePeakBytes, data.baselinePeakBytes, data.generationEndBytes }))
         / data.unitBytes;
+    const bool generationEnd = data.generationEndBytes > 0;
+    m_generationEnd->replace(generationEnd
+            ? QList<QPointF> { QPointF(0, double(data.generationEndBytes) / data.unitBytes),
+                QPointF(lastStep, double(data.generationEndBytes) / data.unitBytes) }
+            : QList<QPointF> {});
+    m_generationEnd->setVisible(generationEnd);
+    m_generationEnd->setName(
+        QStringLiteral("at the last token (%1 positions cached): weights + KV cache %2")
+            .arg(formatExact(data.generationEndToken), formatByteCount(static_cast<double>(data.generationEndBytes))));
+    for (QLegendMarker* marker : c->legend()->markers(m_generationEnd))
+        marker->setVisible(generationEnd);
     const double hbm = static_cast<double>(hbmBytes) / data.unitBytes;
     // The capacity line is drawn when it is on the same scale as the data; far above it (a tiny test model on an
     // 80 GiB GPU), it would flatten the areas to nothing, so the legend states it instead.
@@ -296,9 +317,11 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
     };
     QStringList entries;
     constexpr auto kvCache = static_cast<int>(MemoryCategory::KvCache);
+    const bool serving = data.categoryMaxBytes[static_cast<size_t>(kvCache)] > 0;
     for (int i = 0; i < kMemoryChartCategories; ++i) {
-        // A training timeline holds no KV cache: no entry for it (serving always has one).
-        if (i == kvCache && data.categoryMaxBytes[static_cast<size_t>(i)] == 0)
+        // A training timeline holds no KV cache: no entry for it. Serving holds no gradients or optimizer state:
+        // no entry for an empty category there.
+        if ((i == kvCache || serving) && data.categoryMaxBytes[static_cast<size_t>(i)] == 0)
             continue;
         entries << entry(MemoryModel::categoryColor(i), QStringLiteral("&#9632;"), categoryLegend(data, i));
     }
@@ -309,6 +332,8 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
     else if (!data.baselineMissing.isEmpty())
         entries << entry(kBaselineColor, QStringLiteral("&#9477;&#9477;"),
             QStringLiteral("baseline not drawn: ") + data.baselineMissing);
+    if (generationEnd)
+        entries << entry(kGenerationEndColor, QStringLiteral("&#8722;&#183;&#8722;"), m_generationEnd->name());
     if (hbmBytes > 0)
         entries << entry(kHbmColor, QStringLiteral("&#9588;&#9588;&#9588;"), m_hbm->name());
     m_legendHtml = entries.join(QStringLiteral("&nbsp;&nbsp;&nbsp; "));
@@ -403,6 +428,11 @@ QRectF MemoryChartView::peakLabelRect() const
 QRectF MemoryChartView::baselinePeakLabelRect() const
 {
     return m_baselineBox->isVisible() ? m_baselineBox->mapRectToScene(m_baselineBox->rect()) : QRectF();
+}
+
+QLineSeries* MemoryChartView::generationEndSeries() const
+{
+    return m_generationEnd;
 }
 
 QLineSeries* MemoryChartView::hbmSeries() const

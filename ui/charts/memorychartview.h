@@ -47,6 +47,8 @@ public:
     QLineSeries* baselineSeries() const;
     QScatterSeries* baselinePeakSeries() const;
     QLineSeries* hbmSeries() const;
+    /// Serving: the level of the weights plus the KV cache at the generation's last token (hidden for training).
+    QLineSeries* generationEndSeries() const;
     QScatterSeries* peakSeries() const;
     /// "peak 27.8 GiB at step 1234 (mb3/L5.mlp.down.bwd)"; on the time axis "... at 12.3 ms (step 1234, ...)".
     QString peakText() const;
@@ -82,6 +84,7 @@ private:
     QLineSeries* m_compare;
     QLineSeries* m_baseline;
     QLineSeries* m_hbm;
+    QLineSeries* m_generationEnd; ///< serving: weights + KV cache at the generation's last token
     QScatterSeries* m_peak;
     QScatterSeries* m_comparePeak;
     QScatterSeries* m_baselinePeak;
