@@ -925,8 +925,14 @@ namespace {
                     if (auto it = backwardOf.find({ nodes[i].op, nodes[i].microBatch });
                         it != backwardOf.end() && it->second > i)
                         reader = it->second;
-                if (reader == kNoNode)
+                if (reader == kNoNode) {
+                    // Serving's last sampled token leaves the GPU (the engine returns it): not a value the programs
+                    // hold. Training has no such value; a write without a later compute node stays as it is.
+                    if (G.inference)
+                        nodes[i].writes.erase(std::remove(nodes[i].writes.begin(), nodes[i].writes.end(), b),
+                            nodes[i].writes.end());
                     continue;
+                }
                 nodes[reader].reads.push_back(b);
                 isRead[static_cast<size_t>(b)] = 1;
             }
@@ -949,14 +955,16 @@ namespace {
             }
         }
         readUnreadOutputs();
-        // The cache is kept to the end of the programs (a serving engine frees it when the request finishes):
-        // the last node (a pipeline send, or the last compute) reads every cache block, so the timeline holds all
-        // of them at the end.
+        // The cache and the weights are kept to the end of the programs (a serving engine frees a cache when its
+        // request finishes, the weights never): the last node (a pipeline send, or the last compute) reads every
+        // cache block and every resident buffer, so the timeline holds all of them at the end, and so does a
+        // consumer that tracks tensor lifetimes from the trace's tensor lists (ASTRA-sim's track-local-mem keeps a
+        // tensor only until its last reader: a prefill reads each weight once).
         if (m_program.nodes.empty())
             return;
         ProgramNode& last = m_program.nodes.back();
         for (size_t b = 0; b < m_program.buffers.size(); ++b)
-            if (m_program.buffers[b].category == MemoryCategory::KvCache && !m_program.buffers[b].resident)
+            if (m_program.buffers[b].category == MemoryCategory::KvCache || m_program.buffers[b].resident)
                 last.reads.push_back(static_cast<int32_t>(b));
     }
 
