@@ -3,6 +3,7 @@
 // Runs ASTRA-sim's analytical simulator on an exported trace set with configs generated from the set's config, and
 // sets its per-stage times against our step-time estimate.
 #include "command.h"
+#include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
 #include "simulate/astrasimconfig.h"
 #include "simulate/astrasimrunner.h"
@@ -194,7 +195,17 @@ Command addSimulateCommand(CLI::App& app)
                 }
                 const std::optional<GpuSpec> gpu = gpuForConfig(result->config, error);
                 StepEstimate estimate;
-                if (!gpu || !estimateStep(*result, *gpu, EstimateOptions {}, estimate, error)) {
+                if (gpu && isInference(result->config)) {
+                    // Serving programs are a prefill and the first decode steps: ASTRA-sim runs them once, so the
+                    // comparison is with the schedule of those programs.
+                    ServingEstimate serving;
+                    EstimateSchedule schedule;
+                    if (!estimateServing(*result, *gpu, EstimateOptions {}, serving, error, &schedule)) {
+                        std::cerr << "stagecraft: no serving estimate: " << error << "\n";
+                        return ExitBadInput;
+                    }
+                    estimate = programsEstimate(*result, schedule);
+                } else if (!gpu || !estimateStep(*result, *gpu, EstimateOptions {}, estimate, error)) {
                     std::cerr << "stagecraft: no step-time estimate: " << error << "\n";
                     return ExitBadInput;
                 }

@@ -52,6 +52,24 @@ std::string formatNanoseconds(double ns)
     return text;
 }
 
+StepEstimate programsEstimate(const SynthesisResult& result, const EstimateSchedule& schedule)
+{
+    StepEstimate e;
+    for (size_t c = 0; c < result.classes.size() && c < schedule.classes.size(); ++c) {
+        ClassEstimate ce;
+        ce.stage = result.classes[c].stage;
+        const std::vector<ProgramNode>& nodes = result.classes[c].nodes;
+        for (const ScheduledNode& n : schedule.classes[c]) {
+            ce.stepTimeS = std::max(ce.stepTimeS, n.endS);
+            if (n.node < nodes.size() && nodes[n.node].kind == NodeKind::Compute)
+                ce.computeTimeS += n.endS - n.startS;
+        }
+        e.iterationTimeS = std::max(e.iterationTimeS, ce.stepTimeS);
+        e.classes.push_back(ce);
+    }
+    return e;
+}
+
 SimulationComparison compareWithEstimate(
     const SynthesisResult& result, const StepEstimate& estimate, const AstraSimResult& simulation)
 {
@@ -96,6 +114,8 @@ SimulationComparison compareWithEstimate(
         st.exposedRatio = ratio(st.simulatedExposedNs, st.estimatedExposedNs);
     }
     c.estimatedIterationNs = estimate.iterationTimeS * 1e9;
+    if (isInference(result.config))
+        c.estimated = "the programs (prefill and decode steps)";
     if (c.slowestRank >= 0)
         c.iterationRatio = ratio(c.simulatedIterationNs, c.estimatedIterationNs);
     return c;
@@ -201,9 +221,9 @@ std::string simulationText(const AstraSimResult& sim, const SimulationComparison
         }
         if (comparison->slowestRank >= 0) {
             std::snprintf(line, sizeof line,
-                "\nslowest rank: %lld (stage %d), %s; our estimate of the iteration: %s (ratio %s)\n",
+                "\nslowest rank: %lld (stage %d), %s; our estimate of %s: %s (ratio %s)\n",
                 static_cast<long long>(comparison->slowestRank), comparison->slowestStage,
-                formatNanoseconds(comparison->simulatedIterationNs).c_str(),
+                formatNanoseconds(comparison->simulatedIterationNs).c_str(), comparison->estimated.c_str(),
                 formatNanoseconds(comparison->estimatedIterationNs).c_str(),
                 ratioText(comparison->iterationRatio).c_str());
             out += line;

@@ -43,7 +43,14 @@ struct SimulationComparison
     double simulatedIterationNs = 0; ///< the slowest rank's finish
     double estimatedIterationNs = 0; ///< StepEstimate::iterationTimeS
     double iterationRatio = 0;
+    /// What the trace set runs: "the iteration" (training), "the programs (prefill and decode steps)" (serving).
+    std::string estimated = "the iteration";
 };
+
+/// The figures compareWithEstimate() reads, from the schedule of `result`'s programs (the serving estimate's, whose
+/// programs are one prefill and the first decode steps, not an iteration): per class, when its last node ends
+/// (stepTimeS) and the busy time of its compute nodes (computeTimeS); iterationTimeS the latest end. Pure.
+StepEstimate programsEstimate(const SynthesisResult& result, const EstimateSchedule& schedule);
 
 /// Groups `simulation.ranks` by class (result.classOf) and sets them against `estimate` (estimateStep() of the
 /// same result). Pure; thread-safe.
