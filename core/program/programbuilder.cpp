@@ -929,8 +929,8 @@ namespace {
                     // Serving's last sampled token leaves the GPU (the engine returns it): not a value the programs
                     // hold. Training has no such value; a write without a later compute node stays as it is.
                     if (G.inference)
-                        nodes[i].writes.erase(std::remove(nodes[i].writes.begin(), nodes[i].writes.end(), b),
-                            nodes[i].writes.end());
+                        nodes[i].writes.erase(
+                            std::remove(nodes[i].writes.begin(), nodes[i].writes.end(), b), nodes[i].writes.end());
                     continue;
                 }
                 nodes[reader].reads.push_back(b);

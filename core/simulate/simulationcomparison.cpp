@@ -220,8 +220,7 @@ std::string simulationText(const AstraSimResult& sim, const SimulationComparison
             }
         }
         if (comparison->slowestRank >= 0) {
-            std::snprintf(line, sizeof line,
-                "\nslowest rank: %lld (stage %d), %s; our estimate of %s: %s (ratio %s)\n",
+            std::snprintf(line, sizeof line, "\nslowest rank: %lld (stage %d), %s; our estimate of %s: %s (ratio %s)\n",
                 static_cast<long long>(comparison->slowestRank), comparison->slowestStage,
                 formatNanoseconds(comparison->simulatedIterationNs).c_str(), comparison->estimated.c_str(),
                 formatNanoseconds(comparison->estimatedIterationNs).c_str(),
