@@ -178,6 +178,7 @@ void SweepChartView::setSweep(
     m_hitsValid = false;
     m_drawnRejected.clear();
     m_hiddenOutOfMemory = 0;
+    m_hiddenOverLimit = 0;
     m_legendEntries.clear();
     QChart* c = chart();
     for (QXYSeries* s : std::initializer_list<QXYSeries*> { m_fitting, m_oom, m_overLimit, m_pareto, m_paretoPoints,
@@ -235,7 +236,7 @@ void SweepChartView::setSweep(
     // Legend, in drawing order of importance.
     std::vector<LegendEntry> legend;
     legend.push_back({ kFittingColor, QStringLiteral("&#9679;"), m_fitting->name() });
-    if (m_overLimit->count() > 0)
+    if (m_overLimit->count() + m_hiddenOverLimit > 0)
         legend.push_back({ kFittingColor, QStringLiteral("&#9675;"), m_overLimit->name() });
     if (!m_oom->name().isEmpty())
         legend.push_back({ kOutOfMemoryColor, QStringLiteral("&#9679;"), m_oom->name() });
@@ -330,15 +331,24 @@ void SweepChartView::setTrainingScales(const SweepResult& r)
 
 void SweepChartView::setServingScales(const SweepResult& r)
 {
-    // Every plan with an estimate is drawn: serving sweeps have tens of plans, not thousands.
+    // Rejected plans with an estimate are drawn up to 2.5 x the larger of the limit and the slowest fitting plan: a
+    // pipeline of many stages can be ten times slower and would squeeze the plans that matter into a corner.
+    double slowestFitting = 0;
+    for (const SweepCandidate& p : r.ranked)
+        slowestFitting = std::max(slowestFitting, p.tpotS);
+    const double cutoffS = kOutOfMemoryAxisLimit * std::max(slowestFitting, r.tpotLimitS);
     qint64 oomCount = 0, overLimitCount = 0;
     for (SweepRejection kind : { SweepRejection::OutOfMemory, SweepRejection::OverTpotLimit })
         for (size_t i = 0; i < r.rejected.size(); ++i) {
             const SweepCandidate& p = r.rejected[i];
-            if (p.rejection == kind && p.tpotS > 0 && p.tokensPerSPerGpu > 0) {
+            if (p.rejection != kind || p.tpotS <= 0 || p.tokensPerSPerGpu <= 0)
+                continue;
+            const bool oom = kind == SweepRejection::OutOfMemory;
+            ++(oom ? oomCount : overLimitCount);
+            if (cutoffS > 0 && p.tpotS > cutoffS)
+                ++(oom ? m_hiddenOutOfMemory : m_hiddenOverLimit);
+            else
                 m_drawnRejected.push_back(static_cast<int>(i));
-                ++(kind == SweepRejection::OutOfMemory ? oomCount : overLimitCount);
-            }
         }
     double maxTpot = 0, minTokens = 0, maxTokens = 0;
     auto extend = [&](const SweepCandidate& p) {
@@ -378,8 +388,14 @@ void SweepChartView::setServingScales(const SweepResult& r)
     const qint64 fitting = static_cast<qint64>(r.ranked.size());
     m_fitting->setName(limit > 0 ? tr("fits, TPOT within the limit (%1)").arg(formatExact(fitting))
                                  : tr("fits in HBM (%1)").arg(formatExact(fitting)));
-    m_overLimit->setName(tr("over the TPOT limit (%1)").arg(formatExact(overLimitCount)));
-    m_oom->setName(oomCount > 0 ? tr("out of memory (%1)").arg(formatExact(oomCount)) : QString());
+    auto named = [&](const QString& what, qint64 count, int hidden) {
+        if (hidden == 0)
+            return tr("%1 (%2)").arg(what, formatExact(count));
+        return tr("%1 (%2; %3 above %4 not drawn)")
+            .arg(what, formatExact(count), formatExact(hidden), formatDuration(cutoffS));
+    };
+    m_overLimit->setName(named(tr("over the TPOT limit"), overLimitCount, m_hiddenOverLimit));
+    m_oom->setName(oomCount > 0 ? named(tr("out of memory"), oomCount, m_hiddenOutOfMemory) : QString());
     m_tpotLimit->setName(limit <= 0 ? QString()
             : limitOnScale          ? tr("TPOT limit %1").arg(formatDuration(limit))
                                     : tr("TPOT limit %1 (beyond the axis)").arg(formatDuration(limit)));
@@ -582,6 +598,11 @@ bool SweepChartView::isTimeAxisLogarithmic() const
 int SweepChartView::hiddenOutOfMemoryCount() const
 {
     return m_hiddenOutOfMemory;
+}
+
+int SweepChartView::hiddenOverTpotLimitCount() const
+{
+    return m_hiddenOverLimit;
 }
 
 bool SweepChartView::isServing() const

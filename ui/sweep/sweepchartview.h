@@ -27,8 +27,9 @@ namespace stagecraft {
 /// A serving sweep (SweepResult::serving) is drawn as the latency-throughput trade-off instead: output tokens/s per GPU
 /// against the time per output token, the fitting plans in blue, the plans over the TPOT limit as open blue circles,
 /// out-of-memory plans in grey, the TPOT limit as a vertical dashed line, the Pareto front of the fitting plans (the
-/// best throughput reachable within a TPOT) and the best plan (rank 1) as a labelled green diamond. The throughput
-/// axis is logarithmic when it spans more than a factor of 20.
+/// best throughput reachable within a TPOT) and the best plan (rank 1) as a labelled green diamond. Rejected plans
+/// slower than 2.5 x the larger of the limit and the slowest fitting plan are not drawn (the legend counts them). The
+/// throughput axis is logarithmic when it spans more than a factor of 20.
 class SweepChartView : public QChartView
 {
     Q_OBJECT
@@ -60,8 +61,10 @@ public:
     QString legendHtml() const;
     /// True when the vertical axis (step time; serving: tokens/s per GPU) is logarithmic.
     bool isTimeAxisLogarithmic() const;
-    /// Out-of-memory plans not drawn because their peak is beyond the memory axis.
+    /// Out-of-memory plans not drawn because their peak (serving: their TPOT) is beyond the axis.
     int hiddenOutOfMemoryCount() const;
+    /// Serving: plans over the TPOT limit not drawn because their TPOT is beyond the axis.
+    int hiddenOverTpotLimitCount() const;
     /// True when the shown sweep is a serving sweep (the axes are TPOT and tokens/s per GPU).
     bool isServing() const;
     QScatterSeries* fittingSeries() const;
@@ -124,6 +127,7 @@ private:
     SweepPlanRef m_highlighted;
     SweepPlanRef m_hovered;
     int m_hiddenOutOfMemory = 0;
+    int m_hiddenOverLimit = 0;
     bool m_serving = false;
     bool m_logTime = false; ///< the vertical axis is logarithmic
     double m_unitBytes = 1;
