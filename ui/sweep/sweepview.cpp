@@ -513,6 +513,9 @@ void SweepView::updateColumns()
             hidden.end(), { { SweepField::Cp, !contexts }, { SweepField::Tpot, !tpot }, { SweepField::Ttft, !ttft } });
     for (int column = 0; column < m_model->columnCount(); ++column)
         m_table->setColumnHidden(column, false);
+    // Serving: the rank is the row order under the default sort by tokens/s, and the room goes to the figures (with
+    // ep, the columns fit beside the chart at 1366 pixels only without it).
+    m_table->setColumnHidden(SweepModel::RankColumn, serving);
     for (int column = 0; column < m_rejectedModel->columnCount(); ++column)
         m_rejectedTree->setColumnHidden(column, false);
     for (const auto& [field, hide] : hidden) {
