@@ -53,11 +53,11 @@ bool showAt(SweepView& view, const QSize& size)
     return QTest::qWaitForWindowExposed(&view);
 }
 
-/// Runs the view's sweep of `kPreset` on 8 GPUs with the TPOT field set to `tpotText`.
-bool runServing(SweepView& view, const QString& tpotText)
+/// Runs the view's sweep of `preset` on `gpus` GPUs with the TPOT field set to `tpotText`.
+bool runServing(SweepView& view, const QString& tpotText, const char* preset = kPreset, int gpus = kGpus)
 {
-    view.setResult(configOnly(loadPreset(kPreset)));
-    view.gpusSpin()->setValue(kGpus);
+    view.setResult(configOnly(loadPreset(preset)));
+    view.gpusSpin()->setValue(gpus);
     view.tpotLimitEdit()->setText(tpotText);
     QSignalSpy finished(&view, &SweepView::sweepFinished);
     if (!view.runSweep())
@@ -73,16 +73,25 @@ std::vector<int64_t> indices(const std::vector<SweepCandidate>& list)
     return out;
 }
 
-/// The unit of a serving sweep's TPOT column and axis: that of the largest TPOT among its timed plans (and, for the
-/// axis, the limit): durationUnitFor() of it.
-DurationUnit tpotUnit(const SweepResult& r, bool withLimit)
+/// The unit of a serving sweep's TPOT column: durationUnitFor() the largest TPOT among its timed plans.
+DurationUnit tpotUnit(const SweepResult& r)
 {
-    double top = withLimit ? r.tpotLimitS : 0;
+    double top = 0;
     for (const auto* list : { &r.ranked, &r.rejected })
         for (const SweepCandidate& c : *list)
             if (sweepPlanIsTimed(c))
                 top = std::max(top, c.tpotS);
     return durationUnitFor(top);
+}
+
+/// The two serving presets, each on its own world: llama3-70b (dense) on 8 GPUs, deepseek-v3 (MoE: ep columns,
+/// plans many times slower than the limit) on 32.
+void servingPresets()
+{
+    QTest::addColumn<QString>("preset");
+    QTest::addColumn<int>("gpus");
+    QTest::newRow("llama3-70b-serving 8") << QString::fromLatin1(kPreset) << kGpus;
+    QTest::newRow("deepseek-v3-serving 32") << QStringLiteral("deepseek-v3-serving") << 32;
 }
 
 /// The titles of the columns a view shows, in order.
@@ -225,7 +234,7 @@ private Q_SLOTS:
                 QVERIFY2(reason.contains(QStringLiteral(" > the limit of ")), qPrintable(reason));
                 // Its TPOT is shown: it has an estimate.
                 QVERIFY(showsValue(rejected.data(rejected.index(row, rejected.column(SweepField::Tpot), g)).toString(),
-                    c->tpotS / tpotUnit(shown, false).seconds));
+                    c->tpotS / tpotUnit(shown).seconds));
             }
         }
         // The status line counts them.
@@ -291,12 +300,19 @@ private Q_SLOTS:
         QCOMPARE(model.column(SweepField::TokensPerGpu), -1);
     }
 
+    void servingColumns_data()
+    {
+        servingPresets();
+    }
+
     void servingColumns()
     {
+        QFETCH(QString, preset);
+        QFETCH(int, gpus);
         // As wide as the Sweep tab of a 1366-pixel main window beside its config dock.
         SweepView view;
         QVERIFY(showAt(view, QSize(990, 700)));
-        QVERIFY(runServing(view, QStringLiteral("50")));
+        QVERIFY(runServing(view, QStringLiteral("50"), preset.toLatin1().constData(), gpus));
         const SweepResult& r = *view.sweepResult();
         const SweepModel& model = *view.model();
 
@@ -306,18 +322,22 @@ private Q_SLOTS:
             for (const SweepCandidate& c : *list)
                 if (sweepPlanIsTimed(c))
                     maxTtft = std::max(maxTtft, c.ttftS);
-        const DurationUnit tpotUnit = ::tpotUnit(r, false);
+        const DurationUnit tpotUnit = ::tpotUnit(r);
         const DurationUnit ttftUnit = durationUnitFor(maxTtft);
         const QString tpotTitle = QStringLiteral("TPOT (%1)").arg(QString::fromUtf8(tpotUnit.suffix).trimmed());
         const QString ttftTitle = QStringLiteral("TTFT (%1)").arg(QString::fromUtf8(ttftUnit.suffix).trimmed());
-        // Every plan of a dense model (ep 1) that decodes (cp 1): no ep and cp columns; no training columns.
-        QCOMPARE(visibleTitles(model, *view.table()->horizontalHeader()),
-            QStringList({ QStringLiteral("Rank"), QStringLiteral("dp"), QStringLiteral("tp"), QStringLiteral("pp"),
-                QStringLiteral("Tokens/s/GPU"), tpotTitle, ttftTitle, QStringLiteral("Peak (GiB)") }));
+        // The plan's degrees and the serving figures: ep only for an MoE model (a dense model's plans all have ep 1),
+        // no cp (plans that decode have cp 1), no rank (the row order under the sort by tokens/s), no training columns.
+        const bool moe = loadPreset(preset.toLatin1().constData()).model.family == Family::Moe;
+        QStringList titles { QStringLiteral("dp"), QStringLiteral("tp"), QStringLiteral("pp") };
+        if (moe)
+            titles << QStringLiteral("ep");
+        titles << QStringLiteral("Tokens/s/GPU") << tpotTitle << ttftTitle << QStringLiteral("Peak (GiB)");
+        QCOMPARE(visibleTitles(model, *view.table()->horizontalHeader()), titles);
         for (SweepField training : { SweepField::StepTime, SweepField::Mfu, SweepField::MicroBatch,
                  SweepField::Recompute, SweepField::Zero, SweepField::Schedule, SweepField::SequenceParallel })
             QCOMPARE(model.column(training), -1);
-        QVERIFY(view.table()->isColumnHidden(model.column(SweepField::Ep)));
+        QCOMPARE(view.table()->isColumnHidden(model.column(SweepField::Ep)), !moe);
         QVERIFY(view.table()->isColumnHidden(model.column(SweepField::Cp)));
 
         // Cells: the core's figures in the column's unit.
@@ -332,17 +352,19 @@ private Q_SLOTS:
             QVERIFY2(
                 showsValue(cell(SweepField::Ttft), c.ttftS / ttftUnit.seconds), qPrintable(cell(SweepField::Ttft)));
             QVERIFY(showsValue(cell(SweepField::Peak), static_cast<double>(c.peakBytes) / (1024.0 * 1024 * 1024)));
-            // The row's tooltip names the plan the serving way, and how many sequences fit.
+            // The row's tooltip names the plan the serving way (ep when above 1), and how many sequences fit.
             const QString tip = model.data(model.index(row, 0), Qt::ToolTipRole).toString();
-            QVERIFY(tip.startsWith(QStringLiteral("dp %1 \u00b7 tp %2 \u00b7 pp %3\n").arg(c.dp).arg(c.tp).arg(c.pp)));
+            QString plan = QStringLiteral("dp %1 \u00b7 tp %2 \u00b7 pp %3").arg(c.dp).arg(c.tp).arg(c.pp);
+            if (c.ep > 1)
+                plan += QStringLiteral(" \u00b7 ep %1").arg(c.ep);
+            QVERIFY2(tip.startsWith(plan + QLatin1Char('\n')), qPrintable(tip));
             QVERIFY(tip.contains(QStringLiteral("up to %1 sequences fit").arg(formatExact(c.maxSequences))));
         }
 
         // The rejected tree: the reason, the plan and the serving figures.
         const SweepRejectedModel& rejected = *view.rejectedModel();
-        QCOMPARE(visibleTitles(rejected, *view.rejectedTree()->header()),
-            QStringList({ QStringLiteral("Reason"), QStringLiteral("dp"), QStringLiteral("tp"), QStringLiteral("pp"),
-                QStringLiteral("Tokens/s/GPU"), tpotTitle, ttftTitle, QStringLiteral("Peak (GiB)") }));
+        QCOMPARE(
+            visibleTitles(rejected, *view.rejectedTree()->header()), QStringList { QStringLiteral("Reason") } + titles);
 
         // Headers fit their titles: no column narrower than its title; beside the chart, the table shows every column
         // without scrolling.
@@ -359,22 +381,29 @@ private Q_SLOTS:
     void screenshots_data()
     {
         // The Sweep tab's size in a main window of 1366 x 768 and of 1920 x 1080 beside the config dock.
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<int>("gpus");
         QTest::addColumn<QSize>("size");
-        QTest::newRow("1366x768") << QSize(990, 660);
-        QTest::newRow("1920x1080") << QSize(1545, 970);
+        for (const auto& [preset, gpus] :
+            { std::pair(QString::fromLatin1(kPreset), kGpus), std::pair(QStringLiteral("deepseek-v3-serving"), 32) }) {
+            QTest::addRow("%s-1366x768", qPrintable(preset)) << preset << gpus << QSize(990, 660);
+            QTest::addRow("%s-1920x1080", qPrintable(preset)) << preset << gpus << QSize(1545, 970);
+        }
     }
 
     void screenshots()
     {
         // With STAGECRAFT_SCREENSHOT_DIR set: the fitting plans with the best one selected, then the rejected plans
         // with every group open, at both sizes.
+        QFETCH(QString, preset);
+        QFETCH(int, gpus);
         QFETCH(QSize, size);
         const QString dir = qEnvironmentVariable("STAGECRAFT_SCREENSHOT_DIR");
         if (dir.isEmpty())
             QSKIP("STAGECRAFT_SCREENSHOT_DIR is not set");
         SweepView view;
         QVERIFY(showAt(view, size));
-        QVERIFY(runServing(view, QStringLiteral("50")));
+        QVERIFY(runServing(view, QStringLiteral("50"), preset.toLatin1().constData(), gpus));
         view.table()->selectRow(0);
         QTest::qWait(50);
         const QString name =
@@ -438,32 +467,64 @@ private Q_SLOTS:
         QCOMPARE(QList<int>(got.begin(), got.end()), front);
     }
 
+    void chartPlotsThroughputAgainstTpot_data()
+    {
+        servingPresets();
+    }
+
     void chartPlotsThroughputAgainstTpot()
     {
+        QFETCH(QString, preset);
+        QFETCH(int, gpus);
         SweepView view;
         QVERIFY(showAt(view, QSize(1366, 700)));
-        QVERIFY(runServing(view, QStringLiteral("50")));
+        QVERIFY(runServing(view, QStringLiteral("50"), preset.toLatin1().constData(), gpus));
         const SweepResult& r = *view.sweepResult();
         SweepChartView* chart = view.chartView();
         QVERIFY(chart->isServing());
 
         // One point per ranked plan at (TPOT in the axis unit, tokens/s per GPU).
         QCOMPARE(chart->fittingSeries()->count(), static_cast<qsizetype>(r.ranked.size()));
+        // Rejected plans with an estimate are drawn up to 2.5 x the larger of the limit and the slowest fitting plan,
+        // the others counted: over the limit as open circles, out of memory in grey.
+        double slowestFitting = 0;
+        for (const SweepCandidate& c : r.ranked)
+            slowestFitting = std::max(slowestFitting, c.tpotS);
+        const double cutoffS = 2.5 * std::max(slowestFitting, r.tpotLimitS);
+        qsizetype over = 0, oom = 0, overHidden = 0, oomHidden = 0;
+        std::vector<const SweepCandidate*> drawn;
+        for (const SweepCandidate& c : r.ranked)
+            drawn.push_back(&c);
+        for (const SweepCandidate& c : r.rejected) {
+            if (c.rejection != SweepRejection::OverTpotLimit && c.rejection != SweepRejection::OutOfMemory)
+                continue;
+            const bool hidden = c.tpotS > cutoffS;
+            if (c.rejection == SweepRejection::OverTpotLimit)
+                ++(hidden ? overHidden : over);
+            else
+                ++(hidden ? oomHidden : oom);
+            if (!hidden)
+                drawn.push_back(&c);
+        }
+        QCOMPARE(chart->overTpotLimitSeries()->count(), over);
+        QCOMPARE(chart->outOfMemorySeries()->count(), oom);
+        QCOMPARE(chart->hiddenOverTpotLimitCount(), overHidden);
+        QCOMPARE(chart->hiddenOutOfMemoryCount(), oomHidden);
+
         // The TPOT axis is in the unit of the largest drawn TPOT or the limit; the throughput axis is logarithmic
         // when the drawn plans span more than a factor of 20.
         const QValueAxis* x = chart->memoryAxis();
         const QCategoryAxis* y = chart->timeAxis();
-        const DurationUnit unit = tpotUnit(r, true);
+        double maxTpot = r.tpotLimitS, lo = 0, hi = 0;
+        for (const SweepCandidate* c : drawn) {
+            maxTpot = std::max(maxTpot, c->tpotS);
+            lo = lo > 0 ? std::min(lo, c->tokensPerSPerGpu) : c->tokensPerSPerGpu;
+            hi = std::max(hi, c->tokensPerSPerGpu);
+        }
+        const DurationUnit unit = durationUnitFor(maxTpot);
         QCOMPARE(
             x->titleText(), QStringLiteral("time per output token (%1)").arg(QString::fromUtf8(unit.suffix).trimmed()));
         QVERIFY(y->titleText().startsWith(QStringLiteral("output tokens/s per GPU")));
-        double lo = 0, hi = 0;
-        for (const auto* list : { &r.ranked, &r.rejected })
-            for (const SweepCandidate& c : *list)
-                if (sweepPlanIsTimed(c)) {
-                    lo = lo > 0 ? std::min(lo, c.tokensPerSPerGpu) : c.tokensPerSPerGpu;
-                    hi = std::max(hi, c.tokensPerSPerGpu);
-                }
         QCOMPARE(chart->isTimeAxisLogarithmic(), hi / lo > 20);
         for (size_t i = 0; i < r.ranked.size(); ++i) {
             const QPointF p = chart->fittingSeries()->at(static_cast<qsizetype>(i));
@@ -471,14 +532,6 @@ private Q_SLOTS:
             QCOMPARE(p.x(), r.ranked[i].tpotS / unit.seconds);
             QCOMPARE(p.y(), chart->isTimeAxisLogarithmic() ? std::log10(tokens) : tokens);
         }
-        // The rejected plans with an estimate: over the limit (open circles) and out of memory (grey).
-        qsizetype over = 0, oom = 0;
-        for (const SweepCandidate& c : r.rejected) {
-            over += c.rejection == SweepRejection::OverTpotLimit;
-            oom += c.rejection == SweepRejection::OutOfMemory;
-        }
-        QCOMPARE(chart->overTpotLimitSeries()->count(), over);
-        QCOMPARE(chart->outOfMemorySeries()->count(), oom);
         for (const QScatterSeries* s :
             { chart->fittingSeries(), chart->overTpotLimitSeries(), chart->outOfMemorySeries() })
             for (const QPointF& p : s->points()) {
@@ -514,7 +567,7 @@ private Q_SLOTS:
         // The legend names them; the tooltip of a point gives its serving figures.
         const QString legend = view.legendLabel()->text();
         QVERIFY2(legend.contains(QStringLiteral("TPOT&nbsp;limit&nbsp;50.0&nbsp;ms")), qPrintable(legend));
-        QVERIFY(legend.contains(QStringLiteral("over&nbsp;the&nbsp;TPOT&nbsp;limit&nbsp;(%1)").arg(over)));
+        QVERIFY(legend.contains(QStringLiteral("over&nbsp;the&nbsp;TPOT&nbsp;limit&nbsp;(%1").arg(over + overHidden)));
         QVERIFY(legend.contains(QStringLiteral("best:")));
         const QString tip = chart->toolTipText({ true, 0 });
         QVERIFY(tip.contains(
