@@ -10,6 +10,7 @@
 #include "sweep/sweepplan.h"
 #include "sweep/sweeprejectedmodel.h"
 #include "sweep/sweepview.h"
+#include "sweephelpers.h"
 #include "synthesis/synthesis.h"
 
 #include <QAbstractItemModelTester>
@@ -31,43 +32,12 @@
 #include <cmath>
 
 using namespace stagecraft;
+using stagecraft::test::configOnly;
+using stagecraft::test::coreSweep;
+using stagecraft::test::loadPreset;
 using stagecraft::test::synth;
 
 namespace {
-
-Config loadPreset(const char* preset, const QStringList& overrides)
-{
-    std::vector<std::string> sets;
-    for (const QString& s : overrides)
-        sets.push_back(s.toStdString());
-    ConfigResult loaded = loadConfigOrPreset(preset, sets);
-    if (!loaded.config) {
-        for (const Diagnostic& d : loaded.diagnostics)
-            qWarning("%s", d.toString().c_str());
-        qFatal("config %s does not load", preset);
-    }
-    return *loaded.config;
-}
-
-/// A result that carries only its config: the Sweep tab reads nothing else, and synthesizing a large model in full
-/// just to hand its config over would only slow the test down.
-std::shared_ptr<const SynthesisResult> configOnly(const char* preset, const QStringList& overrides)
-{
-    auto result = std::make_shared<SynthesisResult>();
-    result->config = loadPreset(preset, overrides);
-    return result;
-}
-
-std::shared_ptr<const SweepResult> coreSweep(const Config& base, int64_t gpus)
-{
-    std::string error;
-    const std::optional<GpuSpec> gpu = gpuForConfig(base, error);
-    if (!gpu)
-        qFatal("%s", error.c_str());
-    SweepOptions options;
-    options.threads = 2;
-    return std::make_shared<const SweepResult>(sweep(base, gpus, *gpu, EstimateOptions {}, nullptr, options));
-}
 
 /// tiny with 4 layers and a batch of 16, so that pp up to 4 and dp up to 8 are valid (as in tests/core/tst_sweep).
 QStringList tinySweepBase()

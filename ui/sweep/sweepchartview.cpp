@@ -24,6 +24,7 @@ namespace {
     const QColor kCurrentColor(0x11, 0x11, 0x11);
     const QColor kBaselineColor(0x8e, 0x44, 0xad);
     const QColor kHbmColor(0xd6, 0x27, 0x28);
+    const QColor kBestColor(0x2c, 0xa0, 0x2c);
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     constexpr double kMiB = 1024.0 * 1024.0;
     /// Out-of-memory plans are drawn up to this multiple of the HBM capacity.
@@ -43,13 +44,16 @@ SweepChartView::SweepChartView(QWidget* parent)
     : QChartView(new QChart, parent)
     , m_fitting(new QScatterSeries(this))
     , m_oom(new QScatterSeries(this))
+    , m_overLimit(new QScatterSeries(this))
     , m_pareto(new QLineSeries(this))
     , m_paretoPoints(new QScatterSeries(this))
     , m_currentMarker(new QScatterSeries(this))
+    , m_bestMarker(new QScatterSeries(this))
     , m_baselineMarker(new QScatterSeries(this))
     , m_highlightMarker(new QScatterSeries(this))
     , m_hoverMarker(new QScatterSeries(this))
     , m_hbm(new QLineSeries(this))
+    , m_tpotLimit(new QLineSeries(this))
     , m_axisX(new QValueAxis(this))
     , m_axisY(new QCategoryAxis(this))
 {
@@ -89,6 +93,12 @@ SweepChartView::SweepChartView(QWidget* parent)
     m_fitting->setBrush(fitFill);
     m_fitting->setPen(Qt::NoPen);
 
+    // Plans over the TPOT limit: open circles of the fitting colour (they would fit, but are too slow).
+    m_overLimit->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    m_overLimit->setMarkerSize(8);
+    m_overLimit->setBrush(Qt::NoBrush);
+    m_overLimit->setPen(QPen(kFittingColor, 1.5));
+
     m_pareto->setPen(QPen(kParetoColor, 2.5));
     m_paretoPoints->setMarkerShape(QScatterSeries::MarkerShapeCircle);
     m_paretoPoints->setMarkerSize(10);
@@ -96,6 +106,19 @@ SweepChartView::SweepChartView(QWidget* parent)
     m_paretoPoints->setPen(QPen(Qt::white, 1.5));
 
     m_hbm->setPen(QPen(kHbmColor, 2, Qt::DashLine));
+    m_tpotLimit->setPen(QPen(kHbmColor, 2, Qt::DashLine));
+
+    m_bestMarker->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+    m_bestMarker->setMarkerSize(16);
+    m_bestMarker->setBrush(kBestColor);
+    m_bestMarker->setPen(QPen(Qt::white, 1.5));
+    m_bestMarker->setPointLabelsFormat(tr("best"));
+    m_bestMarker->setPointLabelsVisible(true);
+    m_bestMarker->setPointLabelsColor(kBestColor.darker(130));
+    m_bestMarker->setPointLabelsClipping(false);
+    QFont bestFont = m_bestMarker->pointLabelsFont();
+    bestFont.setBold(true);
+    m_bestMarker->setPointLabelsFont(bestFont);
 
     m_currentMarker->setMarkerShape(QScatterSeries::MarkerShapeStar);
     m_currentMarker->setMarkerSize(20);
@@ -116,8 +139,9 @@ SweepChartView::SweepChartView(QWidget* parent)
     m_hoverMarker->setPen(QPen(kParetoColor.darker(130), 2));
 
     // Drawing order: later series on top.
-    for (QAbstractSeries* s : std::initializer_list<QAbstractSeries*> { m_oom, m_fitting, m_hbm, m_pareto,
-             m_paretoPoints, m_baselineMarker, m_currentMarker, m_highlightMarker, m_hoverMarker }) {
+    for (QAbstractSeries* s :
+        std::initializer_list<QAbstractSeries*> { m_oom, m_overLimit, m_fitting, m_hbm, m_tpotLimit, m_pareto,
+            m_paretoPoints, m_bestMarker, m_baselineMarker, m_currentMarker, m_highlightMarker, m_hoverMarker }) {
         c->addSeries(s);
         s->attachAxis(m_axisX);
         s->attachAxis(m_axisY);
@@ -135,6 +159,10 @@ SweepChartView::~SweepChartView() = default;
 
 QPointF SweepChartView::valueOf(const SweepCandidate& plan) const
 {
+    if (m_serving) {
+        const double tokens = plan.tokensPerSPerGpu;
+        return { plan.tpotS / m_unitSeconds, m_logTime ? std::log10(tokens) : tokens };
+    }
     const double t = plan.stepTimeS / m_unitSeconds;
     return { static_cast<double>(plan.peakBytes) / m_unitBytes, m_logTime ? std::log10(t) : t };
 }
@@ -148,15 +176,17 @@ void SweepChartView::setSweep(
     m_highlighted = {};
     m_hovered = {};
     m_hitsValid = false;
-    m_outOfMemory.clear();
+    m_drawnRejected.clear();
     m_hiddenOutOfMemory = 0;
+    m_hiddenOverLimit = 0;
+    m_legendEntries.clear();
     QChart* c = chart();
+    for (QXYSeries* s : std::initializer_list<QXYSeries*> { m_fitting, m_oom, m_overLimit, m_pareto, m_paretoPoints,
+             m_bestMarker, m_baselineMarker, m_currentMarker, m_highlightMarker, m_hoverMarker, m_hbm, m_tpotLimit })
+        s->clear();
     if (!m_result) {
         c->setTitle(title.isEmpty() ? tr("No sweep yet") : title);
-        for (QXYSeries* s : std::initializer_list<QXYSeries*> { m_fitting, m_oom, m_pareto, m_paretoPoints,
-                 m_baselineMarker, m_currentMarker, m_highlightMarker, m_hoverMarker, m_hbm })
-            s->clear();
-        m_legendEntries.clear();
+        m_serving = false;
         m_axisX->setRange(0, 1);
         for (const QString& label : m_axisY->categoriesLabels())
             m_axisY->remove(label);
@@ -165,7 +195,68 @@ void SweepChartView::setSweep(
     }
     const SweepResult& r = *m_result;
     c->setTitle(title);
+    m_serving = r.serving;
+    if (m_serving)
+        setServingScales(r);
+    else
+        setTrainingScales(r);
 
+    // Series.
+    QList<QPointF> fitting;
+    fitting.reserve(static_cast<qsizetype>(r.ranked.size()));
+    for (const SweepCandidate& p : r.ranked)
+        fitting.append(valueOf(p));
+    m_fitting->replace(fitting);
+    QList<QPointF> oom, overLimit;
+    for (int i : m_drawnRejected) {
+        const SweepCandidate& p = r.rejected[static_cast<size_t>(i)];
+        (p.rejection == SweepRejection::OverTpotLimit ? overLimit : oom).append(valueOf(p));
+    }
+    m_oom->replace(oom);
+    m_overLimit->replace(overLimit);
+
+    m_paretoMember.assign(r.ranked.size(), 0);
+    QList<QPointF> front, staircase;
+    for (int i : pareto) {
+        m_paretoMember[static_cast<size_t>(i)] = 1;
+        const QPointF p = valueOf(r.ranked[static_cast<size_t>(i)]);
+        // The best time (serving: throughput) within a memory (TPOT) budget holds until the next front point: a
+        // staircase.
+        if (!staircase.isEmpty())
+            staircase.append(QPointF(p.x(), staircase.back().y()));
+        staircase.append(p);
+        front.append(p);
+    }
+    m_pareto->replace(staircase);
+    m_paretoPoints->replace(front);
+    m_pareto->setName(tr("Pareto front (%1)").arg(formatExact(static_cast<qint64>(pareto.size()))));
+    if (m_serving && !r.ranked.empty())
+        m_bestMarker->replace(QList<QPointF> { valueOf(r.ranked.front()) });
+
+    // Legend, in drawing order of importance.
+    std::vector<LegendEntry> legend;
+    legend.push_back({ kFittingColor, QStringLiteral("&#9679;"), m_fitting->name() });
+    if (m_overLimit->count() + m_hiddenOverLimit > 0)
+        legend.push_back({ kFittingColor, QStringLiteral("&#9675;"), m_overLimit->name() });
+    if (!m_oom->name().isEmpty())
+        legend.push_back({ kOutOfMemoryColor, QStringLiteral("&#9679;"), m_oom->name() });
+    if (!pareto.empty())
+        legend.push_back({ kParetoColor, QStringLiteral("&#9473;&#9679;&#9473;"), m_pareto->name() });
+    if (m_bestMarker->count() > 0)
+        legend.push_back({ kBestColor, QStringLiteral("&#9670;"), m_bestMarker->name() });
+    for (QLineSeries* line : { m_hbm, m_tpotLimit })
+        if (!line->name().isEmpty())
+            legend.push_back({ kHbmColor, QStringLiteral("&#9588;&#9588;&#9588;"), line->name() });
+    m_legendEntries = std::move(legend);
+    setMarker(m_currentMarker, {});
+    setMarker(m_baselineMarker, {});
+    setMarker(m_highlightMarker, {});
+    setMarker(m_hoverMarker, {});
+    m_hitsValid = false;
+}
+
+void SweepChartView::setTrainingScales(const SweepResult& r)
+{
     // Which plans are drawn, and the scales.
     int64_t maxFitting = 0, maxDrawn = 0;
     for (const SweepCandidate& p : r.ranked)
@@ -180,7 +271,7 @@ void SweepChartView::setSweep(
             ++m_hiddenOutOfMemory;
             continue;
         }
-        m_outOfMemory.push_back(static_cast<int>(i));
+        m_drawnRejected.push_back(static_cast<int>(i));
         maxDrawn = std::max(maxDrawn, p.peakBytes);
     }
     if (m_hiddenOutOfMemory > 0)
@@ -194,7 +285,7 @@ void SweepChartView::setSweep(
     };
     for (const SweepCandidate& p : r.ranked)
         extend(p.stepTimeS);
-    for (int i : m_outOfMemory)
+    for (int i : m_drawnRejected)
         extend(r.rejected[static_cast<size_t>(i)].stepTimeS);
     if (maxTime <= 0)
         minTime = maxTime = 1;
@@ -204,9 +295,6 @@ void SweepChartView::setSweep(
     m_axisX->setTitleText(gib ? tr("peak memory per GPU (GiB)") : tr("peak memory per GPU (MiB)"));
     m_unitSeconds = maxTime >= 1 ? 1 : maxTime >= 1e-3 ? 1e-3 : 1e-6;
     const QString timeUnit = maxTime >= 1 ? tr("s") : maxTime >= 1e-3 ? tr("ms") : tr("\u00b5s");
-    m_logTime = maxTime / minTime > kLogRatio;
-    m_axisY->setTitleText(
-        m_logTime ? tr("step time (%1, log scale)").arg(timeUnit) : tr("step time (%1)").arg(timeUnit));
 
     // Memory axis from 0; the HBM line when it is on the scale.
     const bool hbmOnScale = r.hbmBytes > 0 && r.hbmBytes <= maxDrawn * 1.25;
@@ -216,10 +304,114 @@ void SweepChartView::setSweep(
     setAxisTicks(
         m_axisX, 0, std::ceil((xTop > 0 ? xTop : 1) / xInterval) * xInterval, xInterval, tickLabelFormat(xInterval));
 
-    // Time axis: ticks at 1-2-5 steps (log) or at a nice interval (linear); a category axis places the labels.
+    const auto [yMin, yMax] = setVerticalTicks(minTime / m_unitSeconds, maxTime / m_unitSeconds);
+    m_axisY->setTitleText(
+        m_logTime ? tr("step time (%1, log scale)").arg(timeUnit) : tr("step time (%1)").arg(timeUnit));
+
+    if (hbmOnScale) {
+        const double x = static_cast<double>(r.hbmBytes) / m_unitBytes;
+        m_hbm->replace(QList<QPointF> { QPointF(x, yMin), QPointF(x, yMax) });
+    }
+    const QString hbmText = formatByteCount(static_cast<double>(r.hbmBytes));
+    const QString gpu = QString::fromStdString(r.gpu);
+    m_fitting->setName(tr("fits in HBM (%1)").arg(formatExact(static_cast<qint64>(r.ranked.size()))));
+    const qint64 oomCount = static_cast<qint64>(m_drawnRejected.size()) + m_hiddenOutOfMemory;
+    m_oom->setName(oomCount == 0 ? QString()
+            : m_hiddenOutOfMemory > 0
+            ? tr("out of memory (%1; %2 above %3 not drawn)")
+                  .arg(formatExact(oomCount), formatExact(m_hiddenOutOfMemory), formatByteCount(oomLimit))
+            : tr("out of memory (%1)").arg(formatExact(oomCount)));
+    m_hbm->setName(r.hbmBytes <= 0 ? QString()
+            : hbmOnScale           ? tr("HBM capacity %1 (%2)").arg(gpu, hbmText)
+                                   : tr("HBM capacity %1 (%2, beyond the axis)").arg(gpu, hbmText));
+    m_tpotLimit->setName(QString());
+    m_overLimit->setName(QString());
+    m_bestMarker->setName(QString());
+}
+
+void SweepChartView::setServingScales(const SweepResult& r)
+{
+    // Rejected plans with an estimate are drawn up to 2.5 x the larger of the limit and the slowest fitting plan: a
+    // pipeline of many stages can be ten times slower and would squeeze the plans that matter into a corner.
+    double slowestFitting = 0;
+    for (const SweepCandidate& p : r.ranked)
+        slowestFitting = std::max(slowestFitting, p.tpotS);
+    const double cutoffS = kOutOfMemoryAxisLimit * std::max(slowestFitting, r.tpotLimitS);
+    qint64 oomCount = 0, overLimitCount = 0;
+    for (SweepRejection kind : { SweepRejection::OutOfMemory, SweepRejection::OverTpotLimit })
+        for (size_t i = 0; i < r.rejected.size(); ++i) {
+            const SweepCandidate& p = r.rejected[i];
+            if (p.rejection != kind || p.tpotS <= 0 || p.tokensPerSPerGpu <= 0)
+                continue;
+            const bool oom = kind == SweepRejection::OutOfMemory;
+            ++(oom ? oomCount : overLimitCount);
+            if (cutoffS > 0 && p.tpotS > cutoffS)
+                ++(oom ? m_hiddenOutOfMemory : m_hiddenOverLimit);
+            else
+                m_drawnRejected.push_back(static_cast<int>(i));
+        }
+    double maxTpot = 0, minTokens = 0, maxTokens = 0;
+    auto extend = [&](const SweepCandidate& p) {
+        maxTpot = std::max(maxTpot, p.tpotS);
+        if (p.tokensPerSPerGpu > 0) {
+            minTokens = minTokens > 0 ? std::min(minTokens, p.tokensPerSPerGpu) : p.tokensPerSPerGpu;
+            maxTokens = std::max(maxTokens, p.tokensPerSPerGpu);
+        }
+    };
+    for (const SweepCandidate& p : r.ranked)
+        extend(p);
+    for (int i : m_drawnRejected)
+        extend(r.rejected[static_cast<size_t>(i)]);
+    if (maxTokens <= 0)
+        minTokens = maxTokens = 1;
+
+    // TPOT axis from 0, in the unit of the largest drawn TPOT (or of the limit when it sets the scale); the limit is
+    // on it unless it would squeeze the plans into less than half of the axis.
+    const double limit = r.tpotLimitS;
+    const bool limitOnScale = limit > 0 && (maxTpot <= 0 || limit <= 2 * maxTpot);
+    const double xTopS = std::max(maxTpot, limitOnScale ? limit : 0.0);
+    const DurationUnit unit = durationUnitFor(xTopS > 0 ? xTopS : 1e-3);
+    m_unitSeconds = unit.seconds;
+    const QString unitName = QString::fromUtf8(unit.suffix).trimmed();
+    m_axisX->setTitleText(tr("time per output token (%1)").arg(unitName));
+    const double xTop = xTopS > 0 ? xTopS * 1.05 / m_unitSeconds : 1;
+    const double xInterval = niceTickInterval(xTop, 8);
+    setAxisTicks(m_axisX, 0, std::ceil(xTop / xInterval) * xInterval, xInterval, tickLabelFormat(xInterval));
+
+    const auto [yMin, yMax] = setVerticalTicks(minTokens, maxTokens);
+    m_axisY->setTitleText(m_logTime ? tr("output tokens/s per GPU (log scale)") : tr("output tokens/s per GPU"));
+
+    if (limitOnScale) {
+        const double x = limit / m_unitSeconds;
+        m_tpotLimit->replace(QList<QPointF> { QPointF(x, yMin), QPointF(x, yMax) });
+    }
+    const qint64 fitting = static_cast<qint64>(r.ranked.size());
+    m_fitting->setName(limit > 0 ? tr("fits, TPOT within the limit (%1)").arg(formatExact(fitting))
+                                 : tr("fits in HBM (%1)").arg(formatExact(fitting)));
+    auto named = [&](const QString& what, qint64 count, int hidden) {
+        if (hidden == 0)
+            return tr("%1 (%2)").arg(what, formatExact(count));
+        return tr("%1 (%2; %3 above %4 not drawn)")
+            .arg(what, formatExact(count), formatExact(hidden), formatDuration(cutoffS));
+    };
+    m_overLimit->setName(named(tr("over the TPOT limit"), overLimitCount, m_hiddenOverLimit));
+    m_oom->setName(oomCount > 0 ? named(tr("out of memory"), oomCount, m_hiddenOutOfMemory) : QString());
+    m_tpotLimit->setName(limit <= 0 ? QString()
+            : limitOnScale          ? tr("TPOT limit %1").arg(formatDuration(limit))
+                                    : tr("TPOT limit %1 (beyond the axis)").arg(formatDuration(limit)));
+    m_hbm->setName(QString());
+    m_bestMarker->setName(r.ranked.empty() ? QString()
+                                           : tr("best: %1, %2 tokens/s per GPU")
+                                                 .arg(sweepPlanText(r.ranked.front(), true),
+                                                     QString::number(r.ranked.front().tokensPerSPerGpu, 'f', 1)));
+}
+
+std::pair<double, double> SweepChartView::setVerticalTicks(double lo, double hi)
+{
+    // A category axis places the labels: ticks at 1-2-5 steps (log) or at a nice interval (linear).
     for (const QString& label : m_axisY->categoriesLabels())
         m_axisY->remove(label);
-    const double lo = minTime / m_unitSeconds, hi = maxTime / m_unitSeconds;
+    m_logTime = hi / lo > kLogRatio;
     double yMin = 0, yMax = 1;
     std::vector<double> ticks;
     if (m_logTime) {
@@ -245,71 +437,15 @@ void SweepChartView::setSweep(
     for (double v : ticks)
         m_axisY->append(tickLabel(v), m_logTime ? std::log10(v) : v);
     m_axisY->setRange(yMin, yMax);
-
-    // Series.
-    QList<QPointF> fitting;
-    fitting.reserve(static_cast<qsizetype>(r.ranked.size()));
-    for (const SweepCandidate& p : r.ranked)
-        fitting.append(valueOf(p));
-    m_fitting->replace(fitting);
-    QList<QPointF> oom;
-    oom.reserve(static_cast<qsizetype>(m_outOfMemory.size()));
-    for (int i : m_outOfMemory)
-        oom.append(valueOf(r.rejected[static_cast<size_t>(i)]));
-    m_oom->replace(oom);
-
-    m_paretoMember.assign(r.ranked.size(), 0);
-    QList<QPointF> front, staircase;
-    for (int i : pareto) {
-        m_paretoMember[static_cast<size_t>(i)] = 1;
-        const QPointF p = valueOf(r.ranked[static_cast<size_t>(i)]);
-        // The best time within a memory budget holds until the next front point: a staircase.
-        if (!staircase.isEmpty())
-            staircase.append(QPointF(p.x(), staircase.back().y()));
-        staircase.append(p);
-        front.append(p);
-    }
-    m_pareto->replace(staircase);
-    m_paretoPoints->replace(front);
-
-    if (hbmOnScale) {
-        const double x = static_cast<double>(r.hbmBytes) / m_unitBytes;
-        m_hbm->replace(QList<QPointF> { QPointF(x, yMin), QPointF(x, yMax) });
-    } else {
-        m_hbm->clear();
-    }
-    const QString hbmText = formatByteCount(static_cast<double>(r.hbmBytes));
-    const QString gpu = QString::fromStdString(r.gpu);
-    m_fitting->setName(tr("fits in HBM (%1)").arg(formatExact(static_cast<qint64>(r.ranked.size()))));
-    const qint64 oomCount = static_cast<qint64>(m_outOfMemory.size()) + m_hiddenOutOfMemory;
-    m_oom->setName(m_hiddenOutOfMemory > 0
-            ? tr("out of memory (%1; %2 above %3 not drawn)")
-                  .arg(formatExact(oomCount), formatExact(m_hiddenOutOfMemory), formatByteCount(oomLimit))
-            : tr("out of memory (%1)").arg(formatExact(oomCount)));
-    m_pareto->setName(tr("Pareto front (%1)").arg(formatExact(static_cast<qint64>(pareto.size()))));
-    m_hbm->setName(hbmOnScale ? tr("HBM capacity %1 (%2)").arg(gpu, hbmText)
-                              : tr("HBM capacity %1 (%2, beyond the axis)").arg(gpu, hbmText));
-
-    m_legendEntries.clear();
-    m_legendEntries.push_back({ kFittingColor, QStringLiteral("&#9679;"), m_fitting->name() });
-    if (oomCount > 0)
-        m_legendEntries.push_back({ kOutOfMemoryColor, QStringLiteral("&#9679;"), m_oom->name() });
-    if (!pareto.empty())
-        m_legendEntries.push_back({ kParetoColor, QStringLiteral("&#9473;&#9679;&#9473;"), m_pareto->name() });
-    if (r.hbmBytes > 0)
-        m_legendEntries.push_back({ kHbmColor, QStringLiteral("&#9588;&#9588;&#9588;"), m_hbm->name() });
-    setMarker(m_currentMarker, {});
-    setMarker(m_baselineMarker, {});
-    setMarker(m_highlightMarker, {});
-    setMarker(m_hoverMarker, {});
-    m_hitsValid = false;
+    return { yMin, yMax };
 }
 
 void SweepChartView::setMarker(QScatterSeries* series, SweepPlanRef plan)
 {
     const SweepCandidate* c = m_result ? sweepCandidate(*m_result, plan) : nullptr;
-    const bool drawn =
-        c && (plan.fitting || std::find(m_outOfMemory.begin(), m_outOfMemory.end(), plan.index) != m_outOfMemory.end());
+    const bool drawn = c
+        && (plan.fitting
+            || std::find(m_drawnRejected.begin(), m_drawnRejected.end(), plan.index) != m_drawnRejected.end());
     if (drawn)
         series->replace(QList<QPointF> { valueOf(*c) });
     else
@@ -357,10 +493,10 @@ void SweepChartView::updateHitCache() const
         return QPointF(mapFromScene(chart()->mapToScene(inChart)));
     };
     // Fitting plans first: on a tie they win over the grey ones behind them.
-    m_hits.reserve(m_result->ranked.size() + m_outOfMemory.size());
+    m_hits.reserve(m_result->ranked.size() + m_drawnRejected.size());
     for (size_t i = 0; i < m_result->ranked.size(); ++i)
         m_hits.push_back({ { true, static_cast<int>(i) }, toView(valueOf(m_result->ranked[i])) });
-    for (int i : m_outOfMemory)
+    for (int i : m_drawnRejected)
         m_hits.push_back({ { false, i }, toView(valueOf(m_result->rejected[static_cast<size_t>(i)])) });
 }
 
@@ -389,10 +525,10 @@ std::optional<QPointF> SweepChartView::viewPosition(SweepPlanRef plan) const
         return static_cast<size_t>(plan.index) < m_result->ranked.size()
             ? std::optional<QPointF>(m_hits[static_cast<size_t>(plan.index)].viewPos)
             : std::nullopt;
-    const auto it = std::find(m_outOfMemory.begin(), m_outOfMemory.end(), plan.index);
-    if (it == m_outOfMemory.end())
+    const auto it = std::find(m_drawnRejected.begin(), m_drawnRejected.end(), plan.index);
+    if (it == m_drawnRejected.end())
         return std::nullopt;
-    return m_hits[m_result->ranked.size() + static_cast<size_t>(it - m_outOfMemory.begin())].viewPos;
+    return m_hits[m_result->ranked.size() + static_cast<size_t>(it - m_drawnRejected.begin())].viewPos;
 }
 
 QString SweepChartView::toolTipText(SweepPlanRef plan) const
@@ -401,21 +537,32 @@ QString SweepChartView::toolTipText(SweepPlanRef plan) const
     if (!c)
         return {};
     const SweepResult& r = *m_result;
-    QString text = QStringLiteral("<b>") + sweepPlanText(*c).toHtmlEscaped() + QStringLiteral("</b><br>");
-    text += tr("step time %1").arg(formatDuration(c->stepTimeS));
-    if (plan.fitting)
-        text += tr(" \u00b7 MFU %1 %").arg(QString::number(c->mfu * 100, 'f', 1));
+    QString text = QStringLiteral("<b>") + sweepPlanText(*c, m_serving).toHtmlEscaped() + QStringLiteral("</b><br>");
+    if (m_serving) {
+        text +=
+            tr("%1 output tokens/s per GPU \u00b7 TPOT %2 \u00b7 TTFT %3")
+                .arg(QString::number(c->tokensPerSPerGpu, 'f', 1), formatDuration(c->tpotS), formatDuration(c->ttftS));
+    } else {
+        text += tr("step time %1").arg(formatDuration(c->stepTimeS));
+        if (plan.fitting)
+            text += tr(" \u00b7 MFU %1 %").arg(QString::number(c->mfu * 100, 'f', 1));
+    }
     text += QStringLiteral("<br>")
         + tr("peak %1 of %2 HBM")
               .arg(
                   formatByteCount(static_cast<double>(c->peakBytes)), formatByteCount(static_cast<double>(r.hbmBytes)));
+    if (m_serving)
+        text += tr(" \u00b7 up to %1 sequences fit").arg(formatExact(c->maxSequences));
     text += QStringLiteral("<br>");
     if (plan.fitting) {
         text += tr("rank %1 of %2").arg(plan.index + 1).arg(formatExact(static_cast<qint64>(r.ranked.size())));
+        if (m_serving && plan.index == 0)
+            text += tr(" \u00b7 the best throughput");
         if (static_cast<size_t>(plan.index) < m_paretoMember.size() && m_paretoMember[static_cast<size_t>(plan.index)])
             text += tr(" \u00b7 on the Pareto front");
     } else {
-        text += tr("does not fit: %1").arg(QString::fromStdString(c->reason).toHtmlEscaped());
+        text += (c->rejection == SweepRejection::OverTpotLimit ? tr("rejected: %1") : tr("does not fit: %1"))
+                    .arg(QString::fromStdString(c->reason).toHtmlEscaped());
     }
     if (plan == m_current)
         text += QStringLiteral("<br>") + tr("the current config's plan");
@@ -451,6 +598,31 @@ bool SweepChartView::isTimeAxisLogarithmic() const
 int SweepChartView::hiddenOutOfMemoryCount() const
 {
     return m_hiddenOutOfMemory;
+}
+
+int SweepChartView::hiddenOverTpotLimitCount() const
+{
+    return m_hiddenOverLimit;
+}
+
+bool SweepChartView::isServing() const
+{
+    return m_serving;
+}
+
+QScatterSeries* SweepChartView::overTpotLimitSeries() const
+{
+    return m_overLimit;
+}
+
+QScatterSeries* SweepChartView::bestSeries() const
+{
+    return m_bestMarker;
+}
+
+QLineSeries* SweepChartView::tpotLimitSeries() const
+{
+    return m_tpotLimit;
 }
 
 QScatterSeries* SweepChartView::fittingSeries() const

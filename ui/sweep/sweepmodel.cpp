@@ -2,12 +2,10 @@
 #include "sweep/sweepmodel.h"
 
 #include "models/formatting.h"
-#include "sweep/sweepplan.h"
 
 #include <QBrush>
 #include <QColor>
 #include <QFont>
-#include <optional>
 
 namespace stagecraft {
 
@@ -17,27 +15,21 @@ namespace {
 
     static_assert(SweepModel::PeakColumn - SweepModel::DpColumn == static_cast<int>(SweepField::Peak)
             && SweepModel::PeakColumn + 1 == SweepModel::ColumnCount,
-        "the columns after RankColumn are the SweepField values in order");
+        "the training columns after RankColumn are the SweepField values Dp to Peak in order");
 
-    /// The plan field of a column; every column after RankColumn is one, in SweepField order.
-    std::optional<SweepField> fieldOf(int column)
+    std::vector<SweepField> trainingFields()
     {
-        if (column < SweepModel::DpColumn || column >= SweepModel::ColumnCount)
-            return std::nullopt;
-        return static_cast<SweepField>(column - SweepModel::DpColumn);
-    }
-
-    QVariant raw(const SweepCandidate& c, int column, int row)
-    {
-        if (const auto field = fieldOf(column))
-            return sweepFieldValue(c, *field);
-        return column == SweepModel::RankColumn ? QVariant(row + 1) : QVariant();
+        std::vector<SweepField> fields;
+        for (int f = 0; f <= static_cast<int>(SweepField::Peak); ++f)
+            fields.push_back(static_cast<SweepField>(f));
+        return fields;
     }
 
 } // namespace
 
 SweepModel::SweepModel(QObject* parent)
     : QAbstractTableModel(parent)
+    , m_columns(trainingFields())
 {
 }
 
@@ -47,7 +39,10 @@ void SweepModel::setResult(std::shared_ptr<const SweepResult> result)
 {
     beginResetModel();
     m_result = std::move(result);
-    m_pareto = m_result ? sweepParetoFront(m_result->ranked) : std::vector<int> {};
+    const bool serving = m_result && m_result->serving;
+    m_columns = serving ? SweepColumns::serving() : SweepColumns(trainingFields());
+    m_units = serving ? sweepServingUnits(*m_result) : SweepServingUnits {};
+    m_pareto = m_result ? sweepParetoFront(*m_result) : std::vector<int> {};
     m_isPareto.assign(m_result ? m_result->ranked.size() : 0, false);
     for (int row : m_pareto)
         m_isPareto[static_cast<size_t>(row)] = true;
@@ -70,7 +65,7 @@ void SweepModel::setCurrentRow(int row)
     m_currentRow = row;
     for (int r : { old, row })
         if (r >= 0)
-            Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1), { Qt::BackgroundRole, CurrentRole });
+            Q_EMIT dataChanged(index(r, 0), index(r, columnCount() - 1), { Qt::BackgroundRole, CurrentRole });
 }
 
 int SweepModel::currentRow() const
@@ -83,6 +78,21 @@ const SweepCandidate* SweepModel::candidate(int row) const
     if (!m_result || row < 0 || static_cast<size_t>(row) >= m_result->ranked.size())
         return nullptr;
     return &m_result->ranked[static_cast<size_t>(row)];
+}
+
+bool SweepModel::isServing() const
+{
+    return m_result && m_result->serving;
+}
+
+int SweepModel::column(SweepField field) const
+{
+    return m_columns.column(field);
+}
+
+std::optional<SweepField> SweepModel::field(int column) const
+{
+    return m_columns.field(column);
 }
 
 bool SweepModel::isPareto(int row) const
@@ -104,7 +114,7 @@ int SweepModel::rowCount(const QModelIndex& parent) const
 
 int SweepModel::columnCount(const QModelIndex& parent) const
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    return parent.isValid() ? 0 : m_columns.count();
 }
 
 QVariant SweepModel::data(const QModelIndex& index, int role) const
@@ -114,20 +124,21 @@ QVariant SweepModel::data(const QModelIndex& index, int role) const
     const int row = index.row();
     const int column = index.column();
     const SweepCandidate& c = *candidate(row);
+    const std::optional<SweepField> f = field(column);
     switch (role) {
     case Qt::DisplayRole:
-        if (const auto field = fieldOf(column))
-            return sweepFieldDisplay(c, *field);
-        return raw(c, column, row);
+        if (f)
+            return isServing() ? sweepServingDisplay(c, *f, m_units) : sweepFieldDisplay(c, *f);
+        return row + 1;
     case SortRole:
     case RawValueRole:
-        return raw(c, column, row);
+        return f ? sweepFieldValue(c, *f) : QVariant(row + 1);
     case ParetoRole:
         return isPareto(row);
     case CurrentRole:
         return row == m_currentRow;
     case Qt::TextAlignmentRole:
-        if (const auto field = fieldOf(column); field && sweepFieldIsText(*field))
+        if (f && sweepFieldIsText(*f))
             return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::FontRole:
@@ -142,9 +153,19 @@ QVariant SweepModel::data(const QModelIndex& index, int role) const
             return QBrush(kCurrentBackground);
         return {};
     case Qt::ToolTipRole: {
-        QString tip = sweepPlanText(c);
+        QString tip = sweepPlanText(c, isServing());
+        if (isServing())
+            tip += QLatin1Char('\n')
+                + tr("%1 output tokens/s per GPU (the decode alone: %2) \u00b7 TPOT %3 \u00b7 TTFT %4 \u00b7 up to %5 "
+                     "sequences fit")
+                      .arg(QString::number(c.tokensPerSPerGpu, 'f', 1),
+                          QString::number(c.decodeTokensPerSPerGpu, 'f', 1), formatDuration(c.tpotS),
+                          formatDuration(c.ttftS), formatExact(c.maxSequences));
         if (isPareto(row))
-            tip += QLatin1Char('\n') + tr("On the Pareto front: no fitting plan is both faster and smaller.");
+            tip += QLatin1Char('\n')
+                + (isServing() ? tr("On the Pareto front: no fitting plan has both a lower TPOT and a higher "
+                                    "throughput.")
+                               : tr("On the Pareto front: no fitting plan is both faster and smaller."));
         if (row == m_currentRow)
             tip += QLatin1Char('\n') + tr("The current config's plan.");
         return tip;
@@ -156,13 +177,20 @@ QVariant SweepModel::data(const QModelIndex& index, int role) const
 
 QVariant SweepModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+    if (orientation != Qt::Horizontal || section < 0 || section >= columnCount())
         return {};
-    const auto field = fieldOf(section);
-    if (role == Qt::DisplayRole)
-        return field ? sweepFieldTitle(*field) : tr("Rank");
-    if (role == Qt::ToolTipRole)
-        return field ? sweepFieldToolTip(*field) : tr("Position by ascending step time");
+    const std::optional<SweepField> f = field(section);
+    if (role == Qt::DisplayRole) {
+        if (!f)
+            return tr("Rank");
+        return isServing() ? sweepServingTitle(*f, m_units) : sweepFieldTitle(*f);
+    }
+    if (role == Qt::ToolTipRole) {
+        if (f)
+            return sweepFieldToolTip(*f);
+        return isServing() ? tr("Position by descending output tokens/s per GPU")
+                           : tr("Position by ascending step time");
+    }
     return {};
 }
 

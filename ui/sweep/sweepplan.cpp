@@ -5,6 +5,7 @@
 
 #include <QObject>
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace stagecraft {
@@ -46,43 +47,83 @@ bool sameSweepInputs(const Config& a, const Config& b)
     return sweepPlanConfig(a, neutral) == sweepPlanConfig(b, neutral) && own(a) == own(b);
 }
 
+namespace {
+
+    /// The plans of `ranked` that no other plan dominates when lower is better in both `x` and `y` (functions of a
+    /// plan), by ascending x.
+    template <typename X, typename Y> std::vector<int> paretoFront(const std::vector<SweepCandidate>& ranked, X x, Y y)
+    {
+        std::vector<int> order(ranked.size());
+        std::iota(order.begin(), order.end(), 0);
+        auto at = [&](size_t i) -> const SweepCandidate& { return ranked[static_cast<size_t>(order[i])]; };
+        std::sort(order.begin(), order.end(), [&](int a, int b) {
+            const SweepCandidate& p = ranked[static_cast<size_t>(a)];
+            const SweepCandidate& q = ranked[static_cast<size_t>(b)];
+            if (x(p) != x(q))
+                return x(p) < x(q);
+            if (y(p) != y(q))
+                return y(p) < y(q);
+            return a < b;
+        });
+        std::vector<int> front;
+        bool any = false;
+        double best = 0; // the lowest y among plans with a strictly smaller x
+        for (size_t i = 0; i < order.size();) {
+            // One group of equal x: its best plans (ties included: equal points do not dominate each other) are on
+            // the front unless a plan of smaller x is at least as good.
+            const auto group = x(at(i));
+            const double lowest = y(at(i));
+            size_t end = i;
+            while (end < order.size() && x(at(end)) == group)
+                ++end;
+            if (!any || lowest < best) {
+                for (size_t k = i; k < end && y(at(k)) == lowest; ++k)
+                    front.push_back(order[k]);
+                best = lowest;
+                any = true;
+            }
+            i = end;
+        }
+        return front;
+    }
+
+} // namespace
+
 std::vector<int> sweepParetoFront(const std::vector<SweepCandidate>& ranked)
 {
-    std::vector<int> order(ranked.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](int a, int b) {
-        const SweepCandidate& x = ranked[static_cast<size_t>(a)];
-        const SweepCandidate& y = ranked[static_cast<size_t>(b)];
-        if (x.peakBytes != y.peakBytes)
-            return x.peakBytes < y.peakBytes;
-        if (x.stepTimeS != y.stepTimeS)
-            return x.stepTimeS < y.stepTimeS;
-        return a < b;
-    });
-    std::vector<int> front;
-    bool any = false;
-    double best = 0; // the lowest step time among plans with a strictly smaller peak
-    for (size_t i = 0; i < order.size();) {
-        // One group of equal peaks: its fastest plans (ties included: equal points do not dominate each other) are
-        // on the front unless a smaller plan is at least as fast.
-        const int64_t peak = ranked[static_cast<size_t>(order[i])].peakBytes;
-        const double fastest = ranked[static_cast<size_t>(order[i])].stepTimeS;
-        size_t end = i;
-        while (end < order.size() && ranked[static_cast<size_t>(order[end])].peakBytes == peak)
-            ++end;
-        if (!any || fastest < best) {
-            for (size_t k = i; k < end && ranked[static_cast<size_t>(order[k])].stepTimeS == fastest; ++k)
-                front.push_back(order[k]);
-            best = fastest;
-            any = true;
-        }
-        i = end;
-    }
-    return front;
+    return paretoFront(
+        ranked, [](const SweepCandidate& c) { return c.peakBytes; },
+        [](const SweepCandidate& c) { return c.stepTimeS; });
 }
 
-QString sweepPlanText(const SweepCandidate& plan)
+std::vector<int> sweepServingParetoFront(const std::vector<SweepCandidate>& ranked)
 {
+    return paretoFront(
+        ranked, [](const SweepCandidate& c) { return c.tpotS; },
+        [](const SweepCandidate& c) { return -c.tokensPerSPerGpu; });
+}
+
+std::vector<int> sweepParetoFront(const SweepResult& result)
+{
+    return result.serving ? sweepServingParetoFront(result.ranked) : sweepParetoFront(result.ranked);
+}
+
+bool sweepPlanIsTimed(const SweepCandidate& plan)
+{
+    return plan.rejection == SweepRejection::None || plan.rejection == SweepRejection::OutOfMemory
+        || plan.rejection == SweepRejection::OverTpotLimit;
+}
+
+QString sweepPlanText(const SweepCandidate& plan, bool serving)
+{
+    if (serving) {
+        QString text = QStringLiteral("dp %1 \u00b7 tp %2 \u00b7 pp %3").arg(plan.dp).arg(plan.tp).arg(plan.pp);
+        if (plan.cp > 1)
+            text += QStringLiteral(" \u00b7 cp %1").arg(plan.cp);
+        if (plan.ep > 1)
+            text += QStringLiteral(" \u00b7 ep %1").arg(plan.ep);
+        return text;
+    }
     QString text =
         QStringLiteral("dp %1 \u00b7 tp %2 \u00b7 pp %3 \u00b7 cp %4 \u00b7 ep %5 \u00b7 mb %6 \u00b7 "
                        "recompute %7 \u00b7 ZeRO %8")
@@ -129,6 +170,12 @@ QVariant sweepFieldValue(const SweepCandidate& c, SweepField field)
         return c.mfu;
     case SweepField::Peak:
         return qint64(c.peakBytes);
+    case SweepField::TokensPerGpu:
+        return c.tokensPerSPerGpu;
+    case SweepField::Tpot:
+        return c.tpotS;
+    case SweepField::Ttft:
+        return c.ttftS;
     }
     return {};
 }
@@ -148,6 +195,12 @@ QVariant sweepFieldDisplay(const SweepCandidate& c, SweepField field)
         return QString(QString::number(c.mfu * 100, 'f', 1) + QStringLiteral(" %"));
     case SweepField::Peak:
         return formatByteCount(static_cast<double>(c.peakBytes));
+    case SweepField::TokensPerGpu:
+        return QString::number(c.tokensPerSPerGpu, 'f', 1);
+    case SweepField::Tpot:
+        return formatDuration(c.tpotS);
+    case SweepField::Ttft:
+        return formatDuration(c.ttftS);
     default:
         return sweepFieldValue(c, field);
     }
@@ -182,6 +235,12 @@ QString sweepFieldTitle(SweepField field)
         return QObject::tr("MFU");
     case SweepField::Peak:
         return QObject::tr("Peak memory");
+    case SweepField::TokensPerGpu:
+        return QObject::tr("Tokens/s/GPU");
+    case SweepField::Tpot:
+        return QObject::tr("TPOT");
+    case SweepField::Ttft:
+        return QObject::tr("TTFT");
     }
     return {};
 }
@@ -215,6 +274,15 @@ QString sweepFieldToolTip(SweepField field)
         return QObject::tr("Model FLOPs utilization");
     case SweepField::Peak:
         return QObject::tr("Peak memory of the fullest GPU");
+    case SweepField::TokensPerGpu:
+        return QObject::tr("Output tokens per second per GPU over the whole generation, prefill included: the "
+                           "ranking key");
+    case SweepField::Tpot:
+        return QObject::tr("Time per output token: the mean time between two tokens of one sequence over the "
+                           "generation");
+    case SweepField::Ttft:
+        return QObject::tr("Time to first token: until every sequence of the batch has its first token (the "
+                           "prefill)");
     }
     return {};
 }
@@ -222,6 +290,113 @@ QString sweepFieldToolTip(SweepField field)
 bool sweepFieldIsText(SweepField field)
 {
     return field == SweepField::Recompute || field == SweepField::Schedule || field == SweepField::SequenceParallel;
+}
+
+SweepColumns::SweepColumns(std::vector<SweepField> fields)
+    : m_fields(std::move(fields))
+{
+}
+
+SweepColumns SweepColumns::serving()
+{
+    return SweepColumns({ SweepField::Dp, SweepField::Tp, SweepField::Pp, SweepField::Cp, SweepField::Ep,
+        SweepField::TokensPerGpu, SweepField::Tpot, SweepField::Ttft, SweepField::Peak });
+}
+
+int SweepColumns::count() const
+{
+    return static_cast<int>(m_fields.size()) + 1;
+}
+
+int SweepColumns::column(SweepField field) const
+{
+    const auto it = std::find(m_fields.begin(), m_fields.end(), field);
+    return it == m_fields.end() ? -1 : static_cast<int>(it - m_fields.begin()) + 1;
+}
+
+std::optional<SweepField> SweepColumns::field(int column) const
+{
+    if (column < 1 || column >= count())
+        return std::nullopt;
+    return m_fields[static_cast<size_t>(column - 1)];
+}
+
+namespace {
+
+    /// `scale` and `name` as the unit of values from `min` up, with the decimals that give `min` three significant
+    /// digits (the larger values have as many decimals, so the column lines up).
+    SweepServingUnits::Unit unitFor(double min, double scale, const QString& name)
+    {
+        SweepServingUnits::Unit unit { scale, name, 1 };
+        const double low = min / scale;
+        unit.decimals = low > 0 ? std::clamp(2 - static_cast<int>(std::floor(std::log10(low))), 0, 3) : 1;
+        return unit;
+    }
+
+    /// A duration unit for values from `minS` to `maxS`: the largest value's (durationUnitFor()).
+    SweepServingUnits::Unit durationUnit(double minS, double maxS)
+    {
+        const DurationUnit d = durationUnitFor(maxS);
+        return unitFor(minS, d.seconds, QString::fromUtf8(d.suffix).trimmed());
+    }
+
+} // namespace
+
+SweepServingUnits sweepServingUnits(const SweepResult& result)
+{
+    // Per column the smallest positive and the largest value over the plans with an estimate.
+    std::pair<double, double> tpot, ttft, peak;
+    auto extend = [](std::pair<double, double>& range, double value) {
+        if (value <= 0)
+            return;
+        range.first = range.first > 0 ? std::min(range.first, value) : value;
+        range.second = std::max(range.second, value);
+    };
+    for (const auto* list : { &result.ranked, &result.rejected })
+        for (const SweepCandidate& c : *list)
+            if (sweepPlanIsTimed(c)) {
+                extend(tpot, c.tpotS);
+                extend(ttft, c.ttftS);
+                extend(peak, static_cast<double>(c.peakBytes));
+            }
+    constexpr double kMiB = 1024.0 * 1024.0, kGiB = 1024.0 * kMiB;
+    const bool gib = peak.second >= kGiB;
+    return { durationUnit(tpot.first, tpot.second), durationUnit(ttft.first, ttft.second),
+        unitFor(peak.first, gib ? kGiB : kMiB, gib ? QStringLiteral("GiB") : QStringLiteral("MiB")) };
+}
+
+QString sweepServingTitle(SweepField field, const SweepServingUnits& units)
+{
+    auto withUnit = [&](const SweepServingUnits::Unit& unit) {
+        return QStringLiteral("%1 (%2)").arg(sweepFieldTitle(field), unit.name);
+    };
+    switch (field) {
+    case SweepField::Tpot:
+        return withUnit(units.tpot);
+    case SweepField::Ttft:
+        return withUnit(units.ttft);
+    case SweepField::Peak: // short: the serving columns fit beside the chart on a 1366-pixel screen
+        return QObject::tr("Peak (%1)").arg(units.peak.name);
+    default:
+        return sweepFieldTitle(field);
+    }
+}
+
+QVariant sweepServingDisplay(const SweepCandidate& c, SweepField field, const SweepServingUnits& units)
+{
+    auto inUnit = [](double value, const SweepServingUnits::Unit& unit) {
+        return QString::number(value / unit.scale, 'f', unit.decimals);
+    };
+    switch (field) {
+    case SweepField::Tpot:
+        return inUnit(c.tpotS, units.tpot);
+    case SweepField::Ttft:
+        return inUnit(c.ttftS, units.ttft);
+    case SweepField::Peak:
+        return inUnit(static_cast<double>(c.peakBytes), units.peak);
+    default:
+        return sweepFieldDisplay(c, field);
+    }
 }
 
 } // namespace stagecraft

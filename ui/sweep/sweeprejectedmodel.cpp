@@ -3,11 +3,9 @@
 
 #include "estimate/sweep.h"
 #include "models/formatting.h"
-#include "sweep/sweepplan.h"
 
 #include <QFont>
 #include <algorithm>
-#include <array>
 #include <map>
 #include <optional>
 
@@ -18,29 +16,25 @@ namespace {
     // internalId of an index: 0 for a group row, group + 1 for a plan row.
     constexpr quintptr kGroupId = 0;
 
-    /// The plan field of each column (none for the reason); the table leaves out SP and MFU.
-    std::optional<SweepField> fieldOf(int column)
-    {
-        static constexpr std::array<SweepField, SweepRejectedModel::ColumnCount - 1> kFields { SweepField::Dp,
-            SweepField::Tp, SweepField::Pp, SweepField::Schedule, SweepField::Cp, SweepField::Ep,
-            SweepField::MicroBatch, SweepField::Recompute, SweepField::Zero, SweepField::StepTime, SweepField::Peak };
-        if (column <= SweepRejectedModel::ReasonColumn || column >= SweepRejectedModel::ColumnCount)
-            return std::nullopt;
-        return kFields[static_cast<size_t>(column - 1)];
-    }
+    /// The training columns after the reason; the table leaves out SP and MFU.
+    const std::vector<SweepField> kTrainingFields { SweepField::Dp, SweepField::Tp, SweepField::Pp,
+        SweepField::Schedule, SweepField::Cp, SweepField::Ep, SweepField::MicroBatch, SweepField::Recompute,
+        SweepField::Zero, SweepField::StepTime, SweepField::Peak };
 
-    QVariant raw(const SweepCandidate& c, int column)
+    /// The measured fields: empty for a plan without an estimate.
+    bool isMeasured(SweepField field)
     {
-        if (const auto field = fieldOf(column))
-            return sweepFieldValue(c, *field);
-        return column == SweepRejectedModel::ReasonColumn ? QVariant(QString::fromStdString(c.reason)) : QVariant();
+        return field == SweepField::StepTime || field == SweepField::Peak || field == SweepField::TokensPerGpu
+            || field == SweepField::Tpot || field == SweepField::Ttft;
     }
 
 } // namespace
 
 SweepRejectedModel::SweepRejectedModel(QObject* parent)
     : QAbstractItemModel(parent)
+    , m_columns(kTrainingFields)
 {
+    static_assert(ColumnCount == 12, "the training columns are the reason and kTrainingFields");
 }
 
 SweepRejectedModel::~SweepRejectedModel() = default;
@@ -49,6 +43,9 @@ void SweepRejectedModel::setResult(std::shared_ptr<const SweepResult> result)
 {
     beginResetModel();
     m_result = std::move(result);
+    const bool serving = m_result && m_result->serving;
+    m_columns = serving ? SweepColumns::serving() : SweepColumns(kTrainingFields);
+    m_units = serving ? sweepServingUnits(*m_result) : SweepServingUnits {};
     m_groups.clear();
     if (m_result) {
         std::map<std::string, std::vector<int>> byKey;
@@ -88,6 +85,16 @@ int SweepRejectedModel::rejectedIndex(const QModelIndex& index) const
     return g.members[static_cast<size_t>(index.row())];
 }
 
+int SweepRejectedModel::column(SweepField field) const
+{
+    return m_columns.column(field);
+}
+
+std::optional<SweepField> SweepRejectedModel::field(int column) const
+{
+    return m_columns.field(column);
+}
+
 const SweepCandidate* SweepRejectedModel::candidate(const QModelIndex& index) const
 {
     const int i = rejectedIndex(index);
@@ -96,7 +103,7 @@ const SweepCandidate* SweepRejectedModel::candidate(const QModelIndex& index) co
 
 QModelIndex SweepRejectedModel::index(int row, int column, const QModelIndex& parent) const
 {
-    if (column < 0 || column >= ColumnCount || row < 0 || row >= rowCount(parent))
+    if (column < 0 || column >= columnCount() || row < 0 || row >= rowCount(parent))
         return {};
     if (!parent.isValid())
         return createIndex(row, column, kGroupId);
@@ -122,7 +129,7 @@ int SweepRejectedModel::rowCount(const QModelIndex& parent) const
 int SweepRejectedModel::columnCount(const QModelIndex& parent) const
 {
     Q_UNUSED(parent);
-    return ColumnCount;
+    return m_columns.count();
 }
 
 QVariant SweepRejectedModel::data(const QModelIndex& index, int role) const
@@ -140,6 +147,9 @@ QVariant SweepRejectedModel::data(const QModelIndex& index, int role) const
                 return tr("Out of memory (%1)").arg(formatExact(static_cast<qint64>(g.members.size())));
             if (g.key == QLatin1String("estimate"))
                 return tr("Estimate failed (%1)").arg(formatExact(static_cast<qint64>(g.members.size())));
+            if (g.key == QLatin1String("tpot"))
+                return tr("Over the TPOT limit of %1 (%2)")
+                    .arg(formatDuration(m_result->tpotLimitS), formatExact(static_cast<qint64>(g.members.size())));
             return tr("Invalid: %1 (%2)").arg(g.key, formatExact(static_cast<qint64>(g.members.size())));
         case SortRole:
         case RawValueRole:
@@ -162,27 +172,28 @@ QVariant SweepRejectedModel::data(const QModelIndex& index, int role) const
     }
     const int i = rejectedIndex(index);
     const SweepCandidate& c = m_result->rejected[static_cast<size_t>(i)];
-    const bool timed = c.rejection == SweepRejection::OutOfMemory;
+    const std::optional<SweepField> f = field(column);
+    const bool empty = f && isMeasured(*f) && !sweepPlanIsTimed(c);
     switch (role) {
     case Qt::DisplayRole:
-        if (!timed && (column == StepTimeColumn || column == PeakColumn))
+        if (empty)
             return QString();
-        if (const auto field = fieldOf(column))
-            return sweepFieldDisplay(c, *field);
-        return raw(c, column);
+        if (f)
+            return m_result->serving ? sweepServingDisplay(c, *f, m_units) : sweepFieldDisplay(c, *f);
+        return QString::fromStdString(c.reason);
     case SortRole:
     case RawValueRole:
-        if (!timed && (column == StepTimeColumn || column == PeakColumn))
+        if (empty)
             return {};
-        return raw(c, column);
+        return f ? sweepFieldValue(c, *f) : QVariant(QString::fromStdString(c.reason));
     case RejectedIndexRole:
         return i;
     case Qt::TextAlignmentRole:
-        if (const auto field = fieldOf(column); !field || sweepFieldIsText(*field))
+        if (!f || sweepFieldIsText(*f))
             return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
-        return QString(sweepPlanText(c) + QLatin1Char('\n') + QString::fromStdString(c.reason));
+        return QString(sweepPlanText(c, m_result->serving) + QLatin1Char('\n') + QString::fromStdString(c.reason));
     default:
         return {};
     }
@@ -190,10 +201,12 @@ QVariant SweepRejectedModel::data(const QModelIndex& index, int role) const
 
 QVariant SweepRejectedModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= ColumnCount)
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= columnCount())
         return {};
-    const auto field = fieldOf(section);
-    return field ? sweepFieldTitle(*field) : tr("Reason");
+    const std::optional<SweepField> f = field(section);
+    if (!f)
+        return tr("Reason");
+    return m_result && m_result->serving ? sweepServingTitle(*f, m_units) : sweepFieldTitle(*f);
 }
 
 } // namespace stagecraft

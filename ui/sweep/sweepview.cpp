@@ -12,6 +12,8 @@
 #include "synthesis/synthesis.h"
 
 #include <QElapsedTimer>
+#include <QEvent>
+#include <QFontMetrics>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -25,14 +27,36 @@
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <cmath>
 
 namespace stagecraft {
 
 namespace {
+
+    /// The TPOT limit the field starts with, milliseconds: 20 tokens/s for each sequence. An interactive rate, a little
+    /// looser than MLPerf Inference's interactive scenario for Llama 2 70B (P99 TPOT <= 40 ms; its server scenario
+    /// allows 200 ms; mlcommons/inference: loadgen/mlperf.conf).
+    constexpr double kDefaultTpotLimitMs = 50;
+    /// The rejected plans' reason column, pixels (serving sweeps widen it where there is room).
+    constexpr int kReasonWidth = 260;
+
+    /// Milliseconds from the TPOT field: empty is 0 (no limit); nullopt when it is no non-negative number.
+    std::optional<double> parseTpotLimitMs(const QString& text)
+    {
+        const QString trimmed = text.trimmed();
+        if (trimmed.isEmpty())
+            return 0.0;
+        bool ok = false;
+        const double value = trimmed.toDouble(&ok);
+        if (!ok || !std::isfinite(value) || value < 0)
+            return std::nullopt;
+        return value;
+    }
 
     std::optional<std::vector<int64_t>> parseMicroBatches(const QString& text)
     {
@@ -83,7 +107,11 @@ SweepView::SweepView(QWidget* parent)
     , m_rejectedTree(new QTreeView(this))
     , m_tabs(new QTabWidget(this))
     , m_gpusSpin(new QSpinBox(this))
+    , m_microBatchLabel(new QLabel(tr("Micro-batch sizes:"), this))
     , m_microBatchEdit(new QLineEdit(this))
+    , m_tpotLimitLabel(new QLabel(tr("TPOT limit (ms):"), this))
+    , m_tpotLimitEdit(new QLineEdit(this))
+    , m_hint(new QLabel(this))
     , m_runButton(new QPushButton(tr("Run sweep"), this))
     , m_progressBar(new QProgressBar(this))
     , m_statusLabel(new QLabel(this))
@@ -100,7 +128,7 @@ SweepView::SweepView(QWidget* parent)
                               "Follows the current config's world size until you change it."));
     controls->addWidget(m_gpusSpin);
     controls->addSpacing(12);
-    controls->addWidget(new QLabel(tr("Micro-batch sizes:"), this));
+    controls->addWidget(m_microBatchLabel);
     m_microBatchEdit->setText(microBatchText(SweepOptions {}.microBatches));
     m_microBatchEdit->setValidator(
         new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9,\\s]*")), m_microBatchEdit));
@@ -108,9 +136,24 @@ SweepView::SweepView(QWidget* parent)
                                     "per-replica batch)"));
     m_microBatchEdit->setMaximumWidth(140);
     controls->addWidget(m_microBatchEdit);
+    controls->addWidget(m_tpotLimitLabel);
+    m_tpotLimitEdit->setText(QString::number(kDefaultTpotLimitMs));
+    m_tpotLimitEdit->setPlaceholderText(tr("no limit"));
+    m_tpotLimitEdit->setValidator(
+        new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]*([.][0-9]*)?")), m_tpotLimitEdit));
+    const QString tpotTip = tr("Serving plans whose time per output token (the mean over the generation) exceeds this "
+                               "many milliseconds are rejected; empty or 0 sets no limit. The default, %1 ms, is 20 "
+                               "tokens/s for each sequence, an interactive rate: MLPerf Inference's Llama 2 70B "
+                               "benchmark allows a 99th-percentile TPOT of 40 ms in its interactive scenario and "
+                               "200 ms in its server scenario (mlcommons/inference, loadgen/mlperf.conf).")
+                                .arg(kDefaultTpotLimitMs);
+    m_tpotLimitLabel->setToolTip(tpotTip);
+    m_tpotLimitEdit->setToolTip(tpotTip);
+    m_tpotLimitEdit->setMaximumWidth(80);
+    controls->addWidget(m_tpotLimitEdit);
+    m_tpotLimitLabel->hide();
+    m_tpotLimitEdit->hide();
     controls->addSpacing(12);
-    m_runButton->setToolTip(tr("Estimate every (dp, tp, pp, schedule, cp, ep, micro-batch, recompute, ZeRO) plan for "
-                               "this many GPUs (1F1B and the config's own schedule); large models take seconds"));
     m_runButton->setMinimumWidth(m_runButton->fontMetrics().horizontalAdvance(tr("Run sweep")) + 40);
     controls->addWidget(m_runButton);
     m_progressBar->setRange(0, 1000);
@@ -149,21 +192,24 @@ SweepView::SweepView(QWidget* parent)
     m_rejectedTree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_rejectedTree->header()->setResizeContentsPrecision(64);
     m_rejectedTree->header()->setSectionResizeMode(SweepRejectedModel::ReasonColumn, QHeaderView::Interactive);
-    m_rejectedTree->setColumnWidth(SweepRejectedModel::ReasonColumn, 260);
+    m_rejectedTree->setColumnWidth(SweepRejectedModel::ReasonColumn, kReasonWidth);
+    // The reason column takes the room the figures leave (serving): refit when they or the tree change size.
+    m_rejectedTree->viewport()->installEventFilter(this);
+    connect(m_rejectedTree->header(), &QHeaderView::sectionResized, this, [this](int logicalIndex) {
+        if (logicalIndex != SweepRejectedModel::ReasonColumn)
+            fitReasonColumn();
+    });
 
     m_tabs->addTab(m_table, tr("Fitting plans"));
     m_tabs->addTab(m_rejectedTree, tr("Rejected plans"));
 
-    auto* hint = new QLabel(tr("Click a point or double-click a row to load its plan into the editor (undoable). "
-                               "Bold rows are on the Pareto front."),
-        this);
-    hint->setWordWrap(true);
-    hint->setStyleSheet(QStringLiteral("QLabel { color: palette(mid); }"));
+    m_hint->setWordWrap(true);
+    m_hint->setStyleSheet(QStringLiteral("QLabel { color: palette(mid); }"));
     auto* side = new QWidget(this);
     auto* sideLayout = new QVBoxLayout(side);
     sideLayout->setContentsMargins(0, 0, 0, 0);
     sideLayout->addWidget(m_tabs, 1);
-    sideLayout->addWidget(hint);
+    sideLayout->addWidget(m_hint);
 
     QFrame* card = chartCard(m_chart, m_legend, this);
 
@@ -191,10 +237,11 @@ SweepView::SweepView(QWidget* parent)
         else
             runSweep();
     });
-    connect(m_microBatchEdit, &QLineEdit::returnPressed, this, [this] {
-        if (!isRunning())
-            runSweep();
-    });
+    for (QLineEdit* edit : { m_microBatchEdit, m_tpotLimitEdit })
+        connect(edit, &QLineEdit::returnPressed, this, [this] {
+            if (!isRunning())
+                runSweep();
+        });
     connect(m_table, &QTableView::activated, this,
         [this](const QModelIndex& index) { chooseRow(m_proxy->mapToSource(index).row()); });
     connect(
@@ -223,6 +270,7 @@ SweepView::SweepView(QWidget* parent)
 
     m_chart->setSweep(nullptr, {}, tr("Press \u201cRun sweep\u201d to rank every plan for the GPU count"));
     m_statusLabel->setText(tr("No sweep yet."));
+    updateColumns();
     setEnabled(false);
 }
 
@@ -246,8 +294,23 @@ void SweepView::setResult(std::shared_ptr<const SynthesisResult> result)
         m_syncing = false;
         m_gpusEdited = false;
     }
+    updateControls();
     updateCurrentPlan();
     updateBanner();
+}
+
+void SweepView::updateControls()
+{
+    const bool serving = m_config && isInference(*m_config);
+    m_microBatchLabel->setVisible(!serving);
+    m_microBatchEdit->setVisible(!serving);
+    m_tpotLimitLabel->setVisible(serving);
+    m_tpotLimitEdit->setVisible(serving);
+    m_runButton->setToolTip(serving
+            ? tr("Estimate every serving plan (dp, tp, pp, ep) for this many GPUs in full and rank those that fit "
+                 "under the TPOT limit by output tokens/s per GPU")
+            : tr("Estimate every (dp, tp, pp, schedule, cp, ep, micro-batch, recompute, ZeRO) plan for this many GPUs "
+                 "(1F1B and the config's own schedule); large models take seconds"));
 }
 
 void SweepView::setBaseline(std::shared_ptr<const SynthesisResult> baseline)
@@ -276,14 +339,25 @@ bool SweepView::runSweep()
         fail(QString::fromStdString(error));
         return false;
     }
-    const std::optional<std::vector<int64_t>> microBatches = parseMicroBatches(m_microBatchEdit->text());
-    if (!microBatches) {
-        fail(tr("Micro-batch sizes: expected positive integers separated by commas, found \u201c%1\u201d")
-                 .arg(m_microBatchEdit->text()));
-        return false;
-    }
     SweepOptions sweepOptions;
-    sweepOptions.microBatches = *microBatches;
+    if (isInference(*m_config)) {
+        // Serving plans keep the config's micro-batch: the micro-batch field is hidden and not read.
+        const std::optional<double> tpotLimitMs = parseTpotLimitMs(m_tpotLimitEdit->text());
+        if (!tpotLimitMs) {
+            fail(tr("TPOT limit: expected milliseconds (empty or 0 for none), found \u201c%1\u201d")
+                     .arg(m_tpotLimitEdit->text()));
+            return false;
+        }
+        sweepOptions.tpotLimitS = *tpotLimitMs * 1e-3;
+    } else {
+        const std::optional<std::vector<int64_t>> microBatches = parseMicroBatches(m_microBatchEdit->text());
+        if (!microBatches) {
+            fail(tr("Micro-batch sizes: expected positive integers separated by commas, found \u201c%1\u201d")
+                     .arg(m_microBatchEdit->text()));
+            return false;
+        }
+        sweepOptions.microBatches = *microBatches;
+    }
     const Config config = *m_config;
     const int64_t gpus = m_gpusSpin->value();
     auto* progress = new SweepProgress(this);
@@ -370,6 +444,7 @@ void SweepView::setRunning(bool running)
     m_progressBar->setValue(0);
     m_gpusSpin->setEnabled(!running);
     m_microBatchEdit->setEnabled(!running);
+    m_tpotLimitEdit->setEnabled(!running);
 }
 
 void SweepView::fail(const QString& message)
@@ -386,22 +461,108 @@ void SweepView::showOutcome(const Outcome& outcome, const Config& config)
     m_model->setResult(m_sweep);
     m_rejectedModel->setResult(m_sweep);
     const SweepResult& r = *m_sweep;
+    // The TPOT limit is not in the title (the chart's line and legend show it): the card is narrow on small screens.
     const QString title =
         tr("%1 on %2 \u00d7 %3")
             .arg(QString::fromStdString(config.name), formatExact(r.gpus), QString::fromStdString(r.gpu));
     m_chart->setSweep(m_sweep, m_model->paretoRows(), title);
     m_tabs->setTabText(0, tr("Fitting plans (%1)").arg(formatExact(static_cast<qint64>(r.ranked.size()))));
     m_tabs->setTabText(1, tr("Rejected plans (%1)").arg(formatExact(static_cast<qint64>(r.rejected.size()))));
-    // Dense models have ep = 1 in every plan: the column would only take room.
-    bool experts = false;
-    for (const auto* list : { &r.ranked, &r.rejected })
-        for (const SweepCandidate& c : *list)
-            experts = experts || c.ep > 1;
-    m_table->setColumnHidden(SweepModel::EpColumn, !experts);
-    m_rejectedTree->setColumnHidden(SweepRejectedModel::EpColumn, !experts);
+    updateColumns();
     updateCurrentPlan();
     updateBanner();
     setStatus(summary());
+}
+
+void SweepView::updateColumns()
+{
+    const bool serving = m_sweep && m_sweep->serving;
+    if (serving != m_servingColumns) {
+        // Other columns: the old sort column would be another field now. Sort by the ranking key.
+        m_servingColumns = serving;
+        if (serving)
+            m_table->sortByColumn(m_model->column(SweepField::TokensPerGpu), Qt::DescendingOrder);
+        else
+            m_table->sortByColumn(SweepModel::RankColumn, Qt::AscendingOrder);
+        // A handful of serving columns: a stretched last column would put its numbers far from the others.
+        m_table->horizontalHeader()->setStretchLastSection(!serving);
+        if (!serving)
+            m_rejectedTree->setColumnWidth(SweepRejectedModel::ReasonColumn, kReasonWidth);
+    }
+    m_hint->setText(serving
+            ? tr("Click a point or double-click a row to load its plan into the editor (undoable). Bold rows are on "
+                 "the Pareto front: no plan has both a lower TPOT and a higher throughput.")
+            : tr("Click a point or double-click a row to load its plan into the editor (undoable). Bold rows are on "
+                 "the Pareto front."));
+
+    // Columns every plan has at the same value would only take room: ep = 1 for dense models; for serving, cp = 1
+    // unless the plans run only the prefill, no TPOT without a decode, no TTFT without a prefill.
+    if (!m_sweep)
+        return;
+    bool experts = false, contexts = false, tpot = false, ttft = false;
+    for (const auto* list : { &m_sweep->ranked, &m_sweep->rejected })
+        for (const SweepCandidate& c : *list) {
+            experts = experts || c.ep > 1;
+            contexts = contexts || c.cp > 1;
+            tpot = tpot || c.tpotS > 0;
+            ttft = ttft || c.ttftS > 0;
+        }
+    std::vector<std::pair<SweepField, bool>> hidden { { SweepField::Ep, !experts } };
+    if (serving)
+        hidden.insert(
+            hidden.end(), { { SweepField::Cp, !contexts }, { SweepField::Tpot, !tpot }, { SweepField::Ttft, !ttft } });
+    for (int column = 0; column < m_model->columnCount(); ++column)
+        m_table->setColumnHidden(column, false);
+    // Serving: the rank is the row order under the default sort by tokens/s, and the room goes to the figures (with
+    // ep, the columns fit beside the chart at 1366 pixels only without it).
+    m_table->setColumnHidden(SweepModel::RankColumn, serving);
+    for (int column = 0; column < m_rejectedModel->columnCount(); ++column)
+        m_rejectedTree->setColumnHidden(column, false);
+    for (const auto& [field, hide] : hidden) {
+        if (const int column = m_model->column(field); column >= 0)
+            m_table->setColumnHidden(column, hide);
+        if (const int column = m_rejectedModel->column(field); column >= 0)
+            m_rejectedTree->setColumnHidden(column, hide);
+    }
+
+    m_reasonWidth = 0;
+    if (serving) {
+        // The plans' reasons are indented under their group; the groups' titles are bold.
+        const QFontMetrics plain(m_rejectedTree->font());
+        QFont boldFont = m_rejectedTree->font();
+        boldFont.setBold(true);
+        const QFontMetrics bold(boldFont);
+        const int indent = m_rejectedTree->indentation();
+        for (int g = 0; g < m_rejectedModel->rowCount(); ++g) {
+            const QModelIndex group = m_rejectedModel->index(g, 0);
+            m_reasonWidth = std::max(m_reasonWidth, indent + bold.horizontalAdvance(group.data().toString()));
+            for (int row = 0; row < m_rejectedModel->rowCount(group); ++row)
+                m_reasonWidth = std::max(m_reasonWidth,
+                    2 * indent + plain.horizontalAdvance(m_rejectedModel->index(row, 0, group).data().toString()));
+        }
+        m_reasonWidth += 2 * m_rejectedTree->style()->pixelMetric(QStyle::PM_FocusFrameHMargin) + 8;
+    }
+    fitReasonColumn();
+}
+
+void SweepView::fitReasonColumn()
+{
+    if (!m_servingColumns)
+        return;
+    QHeaderView* header = m_rejectedTree->header();
+    int others = 0;
+    for (int column = 1; column < header->count(); ++column)
+        if (!header->isSectionHidden(column))
+            others += header->sectionSize(column);
+    const int room = m_rejectedTree->viewport()->width() - others;
+    header->resizeSection(SweepRejectedModel::ReasonColumn, std::max(kReasonWidth, std::min(m_reasonWidth, room)));
+}
+
+bool SweepView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_rejectedTree->viewport() && event->type() == QEvent::Resize)
+        fitReasonColumn();
+    return ResultView::eventFilter(watched, event);
 }
 
 void SweepView::updateCurrentPlan()
@@ -435,18 +596,31 @@ QString SweepView::summary() const
     if (!m_sweep)
         return tr("No sweep yet.");
     const SweepResult& r = *m_sweep;
-    qint64 oom = 0, invalid = 0, failed = 0;
+    qint64 oom = 0, invalid = 0, overLimit = 0, failed = 0;
     for (const SweepCandidate& c : r.rejected) {
         if (c.rejection == SweepRejection::OutOfMemory)
             ++oom;
         else if (c.rejection == SweepRejection::Invalid)
             ++invalid;
+        else if (c.rejection == SweepRejection::OverTpotLimit)
+            ++overLimit;
         else
             ++failed;
     }
-    QString text = tr("%1: %2 fit, %3 out of memory, %4 invalid")
-                       .arg(countNoun(r.candidates, tr("plan"), tr("plans")),
-                           formatExact(static_cast<qint64>(r.ranked.size())), formatExact(oom), formatExact(invalid));
+    QString text;
+    if (r.serving) {
+        text = tr("%1: %2 fit, %3 out of memory")
+                   .arg(countNoun(r.candidates, tr("serving plan"), tr("serving plans")),
+                       formatExact(static_cast<qint64>(r.ranked.size())), formatExact(oom));
+        if (r.tpotLimitS > 0)
+            text += tr(", %1 over the TPOT limit of %2").arg(formatExact(overLimit), formatDuration(r.tpotLimitS));
+        if (invalid > 0)
+            text += tr(", %1 invalid").arg(formatExact(invalid));
+    } else {
+        text = tr("%1: %2 fit, %3 out of memory, %4 invalid")
+                   .arg(countNoun(r.candidates, tr("plan"), tr("plans")),
+                       formatExact(static_cast<qint64>(r.ranked.size())), formatExact(oom), formatExact(invalid));
+    }
     if (failed > 0)
         text += tr(", %1 failed").arg(formatExact(failed));
     const QString duration = m_sweepDurationS >= 1
@@ -528,6 +702,11 @@ QSpinBox* SweepView::gpusSpin() const
 QLineEdit* SweepView::microBatchEdit() const
 {
     return m_microBatchEdit;
+}
+
+QLineEdit* SweepView::tpotLimitEdit() const
+{
+    return m_tpotLimitEdit;
 }
 
 QPushButton* SweepView::runButton() const

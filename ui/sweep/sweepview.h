@@ -34,6 +34,10 @@ class SweepRejectedModel;
 /// runs are dropped and the previous sweep stays shown. Clicking a point or
 /// activating a row emits planChosen() with the current config set to that plan.
 ///
+/// For an inference config the sweep ranks serving plans (dp, tp, pp, ep) by output tokens/s per GPU: the micro-batch
+/// field gives way to a TPOT limit (tpotLimitEdit(), SweepOptions::tpotLimitS), the tables show the serving columns
+/// (SweepModel) sorted by throughput, and the chart plots throughput against TPOT with the limit (SweepChartView).
+///
 /// Embed: `addResultView(new SweepView(this), tr("Sweep"), "sweep")`, then connect planChosen to
 /// `document->edit(config, tr("Load sweep plan"))`.
 class SweepView : public ResultView
@@ -48,9 +52,9 @@ public:
     /// Marks the baseline's plan on the chart when the shown sweep has it (same inputs, same GPU count).
     void setBaseline(std::shared_ptr<const SynthesisResult> baseline) override;
 
-    /// Starts a sweep of the current config on gpusSpin() GPUs with the micro-batch sizes of microBatchEdit(),
-    /// cancelling a running one. False (the status line says why) when there is no config, its GPU is unknown or the
-    /// micro-batch list does not parse.
+    /// Starts a sweep of the current config on gpusSpin() GPUs with the micro-batch sizes of microBatchEdit() (an
+    /// inference config: under the TPOT limit of tpotLimitEdit()), cancelling a running one. False (the status line
+    /// says why) when there is no config, its GPU is unknown or the micro-batch list (the TPOT limit) does not parse.
     bool runSweep();
     /// Stops the running sweep; its partial result is dropped and the previous sweep stays shown.
     void cancel();
@@ -79,6 +83,8 @@ public:
     QTreeView* rejectedTree() const;
     QSpinBox* gpusSpin() const;
     QLineEdit* microBatchEdit() const;
+    /// The TPOT limit in milliseconds (empty or 0: none); shown for inference configs only.
+    QLineEdit* tpotLimitEdit() const;
     QPushButton* runButton() const;
     QProgressBar* progressBar() const;
     QLabel* statusLabel() const;
@@ -95,6 +101,9 @@ Q_SIGNALS:
     /// A sweep could not run (bad GPU count...); the previous sweep stays shown.
     void sweepFailed(const QString& message);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     struct Outcome
     {
@@ -105,6 +114,13 @@ private:
     void showOutcome(const Outcome& outcome, const Config& config);
     void setRunning(bool running);
     void updateCurrentPlan();
+    /// Shows the micro-batch field for a training config, the TPOT limit for an inference config.
+    void updateControls();
+    /// Columns and sort order of the tables for the shown sweep (training or serving).
+    void updateColumns();
+    /// Serving: widens the rejected plans' reason column to its longest text where the tree has room (the core's
+    /// reasons run to 60 characters); training keeps the fixed width.
+    void fitReasonColumn();
     void updateBanner();
     void setStatus(const QString& text, bool error = false);
     void fail(const QString& message);
@@ -123,7 +139,11 @@ private:
     QTreeView* m_rejectedTree;
     QTabWidget* m_tabs;
     QSpinBox* m_gpusSpin;
+    QLabel* m_microBatchLabel;
     QLineEdit* m_microBatchEdit;
+    QLabel* m_tpotLimitLabel;
+    QLineEdit* m_tpotLimitEdit;
+    QLabel* m_hint;
     QPushButton* m_runButton;
     QProgressBar* m_progressBar;
     QLabel* m_statusLabel;
@@ -134,6 +154,8 @@ private:
     bool m_gpusEdited = false;
     bool m_syncing = false;
     bool m_stale = false;
+    bool m_servingColumns = false; ///< the tables show a serving sweep's columns
+    int m_reasonWidth = 0; ///< serving: what the reason column's texts need, pixels
 };
 
 } // namespace stagecraft
