@@ -124,6 +124,14 @@ namespace {
         return names;
     }
 
+    QString tpotToolTip()
+    {
+        return QCoreApplication::translate("OverviewView",
+            "Time between two tokens of a sequence, the mean over the generation (its first and last decode step, "
+            "each measured on a decode-only synthesis at that context). Below it: what one decode step reads per GPU "
+            "and that many bytes' time at the HBM bandwidth the estimate assumes");
+    }
+
     QString stepCard()
     {
         return QStringLiteral("step");
@@ -200,10 +208,7 @@ OverviewView::OverviewView(QWidget* parent)
     addCard(QStringLiteral("ttft"), tr("Time to first token"),
         tr("From the start, every prompt present, until the last stage has sampled the first token of every "
            "sequence: the prefill of the whole batch (static batching)"));
-    addCard(QStringLiteral("tpot"), tr("Time per output token"),
-        tr("Time between two tokens of a sequence, the mean over the generation (its first and last decode step, "
-           "each measured on a decode-only synthesis at that context). Below it: what one decode step reads per "
-           "GPU and that many bytes' time at the HBM bandwidth the estimate assumes, against its compute time"));
+    addCard(QStringLiteral("tpot"), tr("Time per output token"), tpotToolTip());
     addCard(QStringLiteral("throughput"), tr("Throughput"),
         tr("Output tokens per second per GPU over the generation: batch \u00d7 output_tokens / (TTFT + "
            "(output_tokens - 1) \u00d7 TPOT) / GPUs; below it, all GPUs together and the decode alone "
@@ -370,7 +375,8 @@ void OverviewView::reflowCards()
     // Never ask the window for more than two narrowest cards side by side; the cards reflow below that.
     m_cardArea->setMinimumWidth(2 * least + kCardSpacing);
     // On one row each card gets room in proportion to what it asks for; on several, the columns are alike.
-    for (int c = 0; c < m_cardGrid->columnCount(); ++c)
+    // Every column the grid has had: a column left over from the other kind of result gets no stretch.
+    for (int c = 0; c < std::max(count, m_cardGrid->columnCount()); ++c)
         m_cardGrid->setColumnStretch(c, c >= columns ? 0 : columns == count ? wants[c] : 1);
     const bool sameCards = m_cardGrid->count() == count
         && std::all_of(shown.begin(), shown.end(), [this](QFrame* f) { return m_cardGrid->indexOf(f) >= 0; });
@@ -552,6 +558,7 @@ void OverviewView::updateServingCards()
 {
     const QStringList estimated { QStringLiteral("ttft"), QStringLiteral("tpot"), QStringLiteral("throughput") };
     const std::shared_ptr<const SynthesisResult>& result = m_model->result();
+    m_cards.value(QStringLiteral("tpot")).frame->setToolTip(tpotToolTip());
     if (m_model->isEstimatePending()) {
         for (const QString& name : estimated)
             setCard(name, tr("estimating\u2026"), {});
@@ -581,11 +588,10 @@ void OverviewView::updateServingCards()
             (hbm >= compute ? tr("memory-bound: %1, %2 at HBM") : tr("compute-bound: %1, %2 at HBM"))
                 .arg(formatByteCount(bytes), formatDuration(hbm)));
         m_cards.value(QStringLiteral("tpot"))
-            .frame->setToolTip(tr("Time between two tokens of a sequence, the mean over the generation (its first "
-                                  "and last decode step, each measured on a decode-only synthesis at that "
-                                  "context).\nA decode step at the mean context reads %1 per GPU: %2 at the HBM "
-                                  "bandwidth the estimate assumes; its kernels compute for %3.")
-                                   .arg(formatByteCount(bytes), formatDuration(hbm), formatDuration(compute)));
+            .frame->setToolTip(tpotToolTip() + QLatin1Char('\n')
+                + tr("A decode step at the mean context reads %1 per GPU: %2 at the HBM bandwidth the estimate "
+                     "assumes; its kernels compute for %3.")
+                      .arg(formatByteCount(bytes), formatDuration(hbm), formatDuration(compute)));
     } else {
         setCard(QStringLiteral("tpot"), QStringLiteral("\u2014"), tr("no decode phase"));
     }
