@@ -194,6 +194,24 @@ namespace {
 
 } // namespace
 
+DecodeStepCost meanDecodeStep(const ServingClassEstimate& c)
+{
+    const DecodeStepCost& a = c.firstStep;
+    const DecodeStepCost& b = c.lastStep;
+    DecodeStepCost m;
+    m.contextTokens = (a.contextTokens + b.contextTokens) / 2;
+    m.weightBytes = (a.weightBytes + b.weightBytes) / 2;
+    m.kvCacheBytes = (a.kvCacheBytes + b.kvCacheBytes) / 2;
+    m.activationBytes = (a.activationBytes + b.activationBytes) / 2;
+    m.bytes = (a.bytes + b.bytes) / 2;
+    m.hbmTimeS = (a.hbmTimeS + b.hbmTimeS) / 2;
+    m.computeTimeS = (a.computeTimeS + b.computeTimeS) / 2;
+    m.kernelTimeS = (a.kernelTimeS + b.kernelTimeS) / 2;
+    m.kernelGapS = (a.kernelGapS + b.kernelGapS) / 2;
+    m.kernels = (a.kernels + b.kernels) / 2;
+    return m;
+}
+
 int64_t generationKvCacheBytes(const SynthesisResult& result, size_t cls)
 {
     const Config& c = result.config;
@@ -324,8 +342,8 @@ nlohmann::ordered_json servingEstimateJson(const ServingEstimate& e)
             { "generation_kv_cache_bytes", c.generationKvCacheBytes },
             { "generation_peak_bytes", c.generationPeakBytes },
             { "max_sequences_per_replica", c.maxSequencesPerReplica },
-            { "decode_bytes_per_step", (c.firstStep.bytes + c.lastStep.bytes) / 2 },
-            { "decode_hbm_time_s", (c.firstStep.hbmTimeS + c.lastStep.hbmTimeS) / 2 } });
+            { "decode_bytes_per_step", meanDecodeStep(c).bytes },
+            { "decode_hbm_time_s", meanDecodeStep(c).hbmTimeS } });
     j["classes"] = std::move(classes);
     return j;
 }

@@ -96,6 +96,10 @@ struct ServingEstimate
     std::vector<ServingClassEstimate> classes; ///< index = stage
 };
 
+/// The decode step at the generation's mean context: each figure the mean of `c.firstStep` and `c.lastStep` (a
+/// step's bytes and times grow linearly with its context, see ServingEstimate::tpotS). Pure.
+DecodeStepCost meanDecodeStep(const ServingClassEstimate& c);
+
 /// KV cache per rank of class `cls` when every sequence has sampled its last token: the programs' cache
 /// (ClassSummary::kvCacheBytes) per position, times prompt + output_tokens - 1 positions (the prompt's only without
 /// a decode phase; this rank's share under cp) in whole blocks of inference.block_size. 0 for a training result or

@@ -580,10 +580,10 @@ void OverviewView::updateServingCards()
         ? nullptr
         : &e.classes[static_cast<size_t>(std::clamp<int32_t>(e.decodeStage, 0, int32_t(e.classes.size()) - 1))];
     if (e.tpotS > 0 && decode) {
-        // The step at the mean context: half-way between the generation's first and last decode step.
-        const double bytes = 0.5 * double(decode->firstStep.bytes + decode->lastStep.bytes);
-        const double hbm = 0.5 * (decode->firstStep.hbmTimeS + decode->lastStep.hbmTimeS);
-        const double compute = 0.5 * (decode->firstStep.computeTimeS + decode->lastStep.computeTimeS);
+        const DecodeStepCost mean = meanDecodeStep(*decode);
+        const double bytes = static_cast<double>(mean.bytes);
+        const double hbm = mean.hbmTimeS;
+        const double compute = mean.computeTimeS;
         setCard(QStringLiteral("tpot"), formatDuration(e.tpotS),
             (hbm >= compute ? tr("memory-bound: %1, %2 at HBM") : tr("compute-bound: %1, %2 at HBM"))
                 .arg(formatByteCount(bytes), formatDuration(hbm)));
