@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "config/config.h"
 
+#include "config/pipelinelayout.h"
+
+#include <algorithm>
+
 namespace stagecraft {
 
 const char* toString(Family f)
@@ -51,8 +55,40 @@ const char* toString(Schedule s)
         return "1f1b";
     case Schedule::Interleaved:
         return "interleaved";
+    case Schedule::ZeroBubbleH1:
+        return "zb1p";
+    case Schedule::DualPipe:
+        return "dualpipe";
+    case Schedule::DualPipeV:
+        return "dualpipev";
     }
     return "?";
+}
+
+int32_t interleavedGroupSize(int64_t pp, int64_t microBatches, int64_t requested)
+{
+    const int64_t m = std::max<int64_t>(1, microBatches);
+    pp = std::max<int64_t>(1, pp);
+    const int64_t n = requested > 0 ? requested : pp;
+    return static_cast<int32_t>(std::min<int64_t>({ n, m, INT32_MAX }));
+}
+
+int64_t pipelineVirtualStages(const ParallelismConfig& p)
+{
+    if (!p.pipelineLayout.empty() && p.pp > 0) {
+        LayoutError error;
+        if (const std::optional<PipelineLayout> layout = PipelineLayout::parse(p.pipelineLayout, error);
+            layout && layout->chunkCount() % p.pp == 0 && layout->chunkCount() >= p.pp)
+            return layout->chunkCount() / p.pp;
+    }
+    switch (p.schedule) {
+    case Schedule::Interleaved:
+        return std::max<int64_t>(1, p.virtualStages);
+    case Schedule::DualPipeV:
+        return 2;
+    default:
+        return 1;
+    }
 }
 
 const char* toString(AttentionKernel a)

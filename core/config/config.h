@@ -37,8 +37,23 @@ enum class Schedule
 {
     GPipe,
     OneFOneB,
-    Interleaved
+    Interleaved,
+    /// Zero-bubble ZB-H1 (Qi et al., ICLR 2024, "Zero Bubble Pipeline Parallelism" §3.1): 1F1B whose backward is
+    /// split into the input-gradient part B and the weight-gradient part W, the W of the last stages deferred into
+    /// the bubbles; YAML `zb1p`.
+    ZeroBubbleH1,
+    /// DualPipe (DeepSeek-V3 technical report §3.2.1): bidirectional, micro-batches fed from both ends, every rank
+    /// holds two chunks (its own stage and the mirror stage pp-1-s), overlapped forward-backward pairs.
+    DualPipe,
+    /// DualPipeV (Sea AI Lab's "cut-in-half" DualPipe, deepseek-ai/DualPipe dualpipev.py): a V-shaped schedule over
+    /// 2 chunks per rank, chunk g < pp on stage g and chunk g >= pp on stage 2pp-1-g.
+    DualPipeV
 };
+/// Whether a schedule splits the backward into B and W parts.
+inline bool splitsBackward(Schedule s)
+{
+    return s == Schedule::ZeroBubbleH1 || s == Schedule::DualPipe || s == Schedule::DualPipeV;
+}
 
 /// What the programs describe (YAML `workload`).
 enum class Workload
@@ -182,6 +197,17 @@ struct ParallelismConfig
     bool overlapParamGather = false; ///< ZeRO parameter all-gather behind the next forward (--overlap-param-gather)
     bool tpCommOverlap = false; ///< TP collectives pipelined with their GEMMs (--tp-comm-overlap)
     bool overlapP2pComm = false; ///< pipeline send/recv behind compute (--overlap-p2p-communication)
+    /// Megatron-Core's --pipeline-model-parallel-layout string (config/pipelinelayout.h); empty = the even split or
+    /// the split the first/last-stage and account-for keys ask for.
+    std::string pipelineLayout;
+    /// Contiguous micro-batches per virtual stage of the interleaved schedule (Megatron-LM's
+    /// --microbatch-group-size-per-virtual-pipeline-stage; Llama 3 paper §3.3.2's N); 0 = automatic: pp when it
+    /// divides the micro-batches, else the smallest N > pp that leaves no group shorter than pp.
+    int64_t microBatchGroupSize = 0;
+    /// The expert-parallel all-to-all of one micro-batch runs under the compute of another (Megatron-Core's
+    /// --overlap-moe-expert-parallel-comm, default off; DualPipe's overlapped forward-backward chunks): the
+    /// forward of one micro-batch and the backward of another are emitted as one interleaved pair.
+    bool overlapMoeExpertParallelComm = false;
 
     int64_t worldSize() const
     {
@@ -286,6 +312,16 @@ inline int kvCacheElementBytes(KvCacheDtype d)
 {
     return d == KvCacheDtype::Fp8 ? 1 : 2;
 }
+
+/// Virtual stages (local chunks) per pipeline rank: the chunks of pipeline_layout / pp when a layout is given, else
+/// virtual_stages with the interleaved schedule, 2 with dualpipev, 1 otherwise (DualPipe's two mirror chunks are
+/// one chunk of each direction: 1).
+int64_t pipelineVirtualStages(const ParallelismConfig& p);
+
+/// The interleaved schedule's micro-batch group size (parallelism.microbatch_group_size) for m micro-batches on pp
+/// stages: `requested` when > 0, else pp (Megatron-Core's default for microbatch_group_size_per_vp_stage,
+/// model_parallel_config.py at d98e8a64), at most m.
+int32_t interleavedGroupSize(int64_t pp, int64_t microBatches, int64_t requested);
 
 // Text forms used in YAML and reports ("llama", "bf16", "1f1b", "tp", ...).
 const char* toString(Family f);

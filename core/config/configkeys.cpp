@@ -149,10 +149,17 @@ const std::vector<ConfigKeyInfo>& configKeys()
         { "parallelism.zero", "0", false,
             "ZeRO stage over the data-parallel group: 0 none, 1 optimizer state sharded, 2 and gradients, 3 and "
             "weights (FSDP: all-gathered layer by layer, one layer prefetched)." },
-        { "parallelism.schedule", "1f1b", false, "Pipeline schedule: `gpipe`, `1f1b` or `interleaved`." },
+        { "parallelism.schedule", "1f1b", false,
+            "Pipeline schedule: `gpipe`, `1f1b`, `interleaved` (Megatron-LM's interleaved 1F1B), `zb1p` (zero-bubble "
+            "ZB-H1: 1F1B with the backward split into input- and weight-gradient parts, the weight parts moved into "
+            "the bubbles), `dualpipe` (DeepSeek-V3's bidirectional DualPipe: every rank holds its stage and the "
+            "mirror stage pp-1-s, micro-batches enter from both ends; needs even pp and at least 2*pp "
+            "micro-batches) or `dualpipev` (DualPipe cut in half: two chunks per rank in a V, needs at least 2*pp "
+            "micro-batches)." },
         { "parallelism.virtual_stages", "1", false,
             "Model chunks per pipeline rank; > 1 only with `interleaved`. Every stage's layers divide evenly over "
-            "its chunks: `layers` divisible by `pp*virtual_stages` unless the split is uneven (below)." },
+            "its chunks: `layers` divisible by `pp*virtual_stages` unless the split is uneven (below). With "
+            "`pipeline_layout` the layout's chunks decide (1 here, or the same number)." },
         { "parallelism.rank_order", "[tp, cp, ep, dp, pp]", false,
             "How ranks are numbered on the mesh, fastest-varying axis first; each of dp, tp, cp, ep, pp exactly "
             "once." },
@@ -191,6 +198,25 @@ const std::vector<ConfigKeyInfo>& configKeys()
         { "parallelism.overlap_p2p_comm", "false", false,
             "Estimate only: pipeline sends run behind compute (Megatron-LM `--overlap-p2p-communication`); off, "
             "the compute stream waits for each send to finish, as Megatron-LM's blocking send/recv do." },
+        { "parallelism.pipeline_layout", "\"\"", false,
+            "The layers of every pipeline chunk, in Megatron-Core's `--pipeline-model-parallel-layout` syntax: `E` "
+            "embedding, `t` decoder layer, `m` MTP module, `L` loss (final norm, output head, loss), `|` between "
+            "chunks (pp*virtual_stages of them, chunk g on stage g%pp), `t*3` and `(tt|)*29` repeat, commas are "
+            "ignored. E.g. DeepSeek-V3 on pp 16 with 2 virtual stages: `Et|(tt|)*30mL`. Empty: the even split, or "
+            "the split `first_stage_layers`, `last_stage_layers` and the `account_for_` keys give: they are "
+            "shorthands for a layout and cannot be combined with one." },
+        { "parallelism.microbatch_group_size", "0", false,
+            "Interleaved schedule: micro-batches run through one virtual stage before the next (Megatron-LM's "
+            "`--microbatch-group-size-per-virtual-pipeline-stage`, the N of the Llama 3 paper's section 3.3.2); "
+            "between pp and the micro-batch count, the last group at least pp long. 0 = pp (Megatron-LM's "
+            "default)." },
+        { "parallelism.overlap_moe_expert_parallel_comm", "false", false,
+            "moe: the expert-parallel dispatch and combine of one micro-batch run under another micro-batch's "
+            "compute (Megatron-Core's `--overlap-moe-expert-parallel-comm`, off by default; DualPipe's overlapped "
+            "forward-backward chunks). The steady state pairs a forward with a backward of another micro-batch "
+            "and interleaves them at the all-to-alls, in the programs, the traces and the estimate. Needs "
+            "`interleaved` (Megatron-Core requires virtual stages with pp > 1), `dualpipe`, `dualpipev` or pp 1, "
+            "and `ep` > 1." },
         { "cluster.preset", "", false,
             "A whole cluster: `dgx-a100` (Selene), `dgx-h100`, `dgx-h200` or `gb200-nvl72`. It sets every other "
             "cluster key; keys given next to it override its figures. Empty: the keys (their defaults are a "

@@ -45,7 +45,8 @@ namespace {
     const std::vector<std::string_view> kParallelismKeys { "dp", "tp", "pp", "cp", "ep", "sequence_parallel", "zero",
         "schedule", "virtual_stages", "rank_order", "gradient_bucket_mb", "expert_tp", "first_stage_layers",
         "last_stage_layers", "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split",
-        "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "overlap_p2p_comm" };
+        "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "overlap_p2p_comm", "pipeline_layout",
+        "microbatch_group_size", "overlap_moe_expert_parallel_comm" };
     const std::vector<std::string_view> kInferenceKeys { "batch", "prompt_tokens", "output_tokens", "phases",
         "decode_steps", "kv_cache_dtype", "block_size" };
     const std::vector<std::string_view> kClusterKeys { "preset", "gpu", "gpus_per_node", "intra_node_bandwidth_gbps",
@@ -111,7 +112,8 @@ namespace {
     const std::vector<EnumName<Recompute>> kRecomputes { { "none", Recompute::None },
         { "selective", Recompute::Selective }, { "full", Recompute::Full } };
     const std::vector<EnumName<Schedule>> kSchedules { { "gpipe", Schedule::GPipe }, { "1f1b", Schedule::OneFOneB },
-        { "interleaved", Schedule::Interleaved } };
+        { "interleaved", Schedule::Interleaved }, { "zb1p", Schedule::ZeroBubbleH1 },
+        { "dualpipe", Schedule::DualPipe }, { "dualpipev", Schedule::DualPipeV } };
     const std::vector<EnumName<Workload>> kWorkloads { { "training", Workload::Training },
         { "inference", Workload::Inference } };
     const std::vector<EnumName<InferencePhases>> kPhases { { "prefill", InferencePhases::Prefill },
@@ -701,6 +703,11 @@ namespace {
                 "parallelism.account_for_embedding_in_pipeline_split", p.embeddingInSplit);
             readBool(s.get("account_for_loss_in_pipeline_split"), "parallelism.account_for_loss_in_pipeline_split",
                 p.lossInSplit);
+            // Checked by the validator (syntax and fit to the model), which points at the character.
+            readString(s.get("pipeline_layout"), "parallelism.pipeline_layout", p.pipelineLayout);
+            readInteger(s.get("microbatch_group_size"), "parallelism.microbatch_group_size", 0, p.microBatchGroupSize);
+            readBool(s.get("overlap_moe_expert_parallel_comm"), "parallelism.overlap_moe_expert_parallel_comm",
+                p.overlapMoeExpertParallelComm);
         }
 
         void readRankOrder(const ConfigNode& value, std::vector<MeshAxis>& out)

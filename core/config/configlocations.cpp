@@ -11,8 +11,10 @@ ConfigLocations::ConfigLocations(std::string fileName, ConfigNode root)
 {
 }
 
-SourceLocation ConfigLocations::find(std::string_view keyPath) const
+SourceLocation ConfigLocations::find(std::string_view keyPath, bool* exact) const
 {
+    if (exact)
+        *exact = false;
     SourceLocation best { m_fileName, 0, 0 };
     const ConfigNode* node = &m_root;
     size_t start = 0;
@@ -23,8 +25,11 @@ SourceLocation ConfigLocations::find(std::string_view keyPath) const
         const ConfigNode::Entry* entry = node->findEntry(key);
         if (!entry)
             break;
-        if (dot == std::string_view::npos)
+        if (dot == std::string_view::npos) {
+            if (exact)
+                *exact = true;
             return entry->value.location;
+        }
         best = entry->keyLocation;
         node = &entry->value;
         start = dot + 1;
@@ -39,10 +44,13 @@ void anchorDiagnostics(const Config& config, std::vector<Diagnostic>& diagnostic
     for (Diagnostic& d : diagnostics) {
         if (!d.file.empty())
             continue;
-        const SourceLocation where = config.origin.locations->find(d.keyPath);
+        bool exact = false;
+        const SourceLocation where = config.origin.locations->find(d.keyPath, &exact);
         d.file = where.file;
         d.line = where.line;
         d.column = where.column;
+        if (d.column > 0 && exact && d.columnOffset >= 0)
+            d.column += (where.quoted ? 1 : 0) + d.columnOffset;
     }
 }
 

@@ -22,7 +22,8 @@ public:
 
     /// The location of the value at the dotted `keyPath`; else of the key of the nearest enclosing section that
     /// exists; else {fileName, 0, 0}.
-    SourceLocation find(std::string_view keyPath) const;
+    /// `exact` (optional) tells whether the value itself was found.
+    SourceLocation find(std::string_view keyPath, bool* exact = nullptr) const;
 
 private:
     std::string m_fileName;

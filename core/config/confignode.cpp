@@ -51,6 +51,7 @@ namespace {
             case YAML::NodeType::Scalar:
                 out.kind = ConfigNode::Kind::Scalar;
                 out.scalar = node.Scalar();
+                out.location.quoted = node.Tag() == "!"; // yaml-cpp's non-specific tag of a quoted scalar
                 break;
             case YAML::NodeType::Sequence:
                 out.kind = ConfigNode::Kind::Sequence;

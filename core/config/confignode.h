@@ -17,6 +17,7 @@ struct SourceLocation
     std::string file;
     int line = 0;
     int column = 0;
+    bool quoted = false; ///< a quoted scalar: `column` is its opening quote, its text starts one further
 };
 
 /// A parsed YAML document as a plain tree in which every key and value remembers its source (config file,

@@ -3,6 +3,7 @@
 
 #include "config/configwriter.h"
 #include "config/gpupresets.h"
+#include "config/pipelinelayout.h"
 #include "config/programsize.h"
 
 #include <algorithm>
@@ -31,6 +32,12 @@ namespace {
         void warning(std::string keyPath, std::string message)
         {
             add(Severity::Warning, std::move(keyPath), std::move(message));
+        }
+        /// An error about the character at `offset` of the key's value text.
+        void errorAt(std::string keyPath, size_t offset, std::string message)
+        {
+            add(Severity::Error, std::move(keyPath), std::move(message));
+            m_out.back().columnOffset = static_cast<int>(std::min<size_t>(offset, 1u << 20));
         }
 
         /// Checks value > 0; returns whether it is.
@@ -355,7 +362,11 @@ namespace {
             v.error("training.recompute",
                 std::string("recompute ") + toString(c.training.recompute)
                     + " re-runs the forward before a backward; inference has no backward, expected none");
-        if (p.schedule == Schedule::Interleaved || p.virtualStages > 1)
+        if (splitsBackward(p.schedule))
+            v.error("parallelism.schedule",
+                std::string("schedule ") + toString(p.schedule)
+                    + " orders forwards and backwards of training; inference runs forwards only, expected 1f1b");
+        else if (p.schedule == Schedule::Interleaved || p.virtualStages > 1)
             v.error(p.virtualStages > 1 ? "parallelism.virtual_stages" : "parallelism.schedule",
                 "inference pipelines its micro-batches of requests through the stages once per step; the interleaved "
                 "schedule (virtual_stages > 1) is for training, expected virtual_stages 1");
@@ -373,8 +384,7 @@ namespace {
     {
         const ModelConfig& m = c.model;
         const ParallelismConfig& p = c.parallelism;
-        const bool interleaved = vsOk && p.schedule == Schedule::Interleaved;
-        const int64_t vs = interleaved ? p.virtualStages : 1;
+        const int64_t vs = vsOk ? pipelineVirtualStages(p) : 1;
         const bool uneven = p.firstStageLayers > 0 || p.lastStageLayers > 0;
         const bool accounted = p.embeddingInSplit || p.lossInSplit;
         if (!ppOk || m.layers <= 0)
@@ -471,6 +481,122 @@ namespace {
                       "that make the split even)");
     }
 
+    /// A pipeline_layout: its syntax, its fit to the model and pp (checkLayout), no shorthand beside it, and
+    /// virtual_stages 1 or the layout's chunks / pp.
+    void validatePipelineLayout(const Config& c, Validator& v, bool ppOk, bool vsOk)
+    {
+        const ParallelismConfig& p = c.parallelism;
+        const char* key = "parallelism.pipeline_layout";
+        LayoutError problem;
+        const std::optional<PipelineLayout> layout = PipelineLayout::parse(p.pipelineLayout, problem);
+        if (!layout) {
+            v.errorAt(key, problem.offset, problem.message);
+            return;
+        }
+        if (p.firstStageLayers > 0 || p.lastStageLayers > 0 || p.embeddingInSplit || p.lossInSplit)
+            v.error(key,
+                "a layout says where every layer goes: first_stage_layers, last_stage_layers and the account_for_ "
+                "keys are shorthands for one and cannot be given beside it (Megatron-LM refuses them together)");
+        if (!ppOk || c.model.layers <= 0)
+            return;
+        if (const std::optional<LayoutError> e = checkLayout(*layout, c.model.layers, c.model.mtpModules, p.pp)) {
+            v.errorAt(key, e->offset, e->message);
+            return;
+        }
+        const int64_t chunks = layout->chunkCount();
+        if (vsOk && p.virtualStages > 1 && p.virtualStages * p.pp != chunks)
+            v.error("parallelism.virtual_stages",
+                "virtual_stages=" + str(p.virtualStages) + " but the layout has " + str(chunks) + " chunks, "
+                    + str(chunks / p.pp) + " per stage with pp=" + str(p.pp)
+                    + " (leave virtual_stages at 1: the layout decides)");
+    }
+
+    /// The schedule against the plan: what each schedule needs of pp, the micro-batches and the chunks, and the
+    /// interleaved schedule's micro-batch groups (Megatron-LM's rules in forward_backward_pipelining_with_interleaving,
+    /// schedules.py, commit d98e8a64).
+    void validateSchedule(const Config& c, Validator& v, bool ppOk, bool vsOk)
+    {
+        const ParallelismConfig& p = c.parallelism;
+        if (!ppOk || !vsOk || isInference(c))
+            return;
+        const int64_t vs = pipelineVirtualStages(p);
+        const std::string sched = std::string("schedule ") + toString(p.schedule);
+        const char* vsKey = p.pipelineLayout.empty() ? "parallelism.virtual_stages" : "parallelism.pipeline_layout";
+        if (!p.pipelineLayout.empty() || p.virtualStages > 1) {
+            // The chunks per rank the plan asks for: the layout's, or virtual_stages as written.
+            const int64_t asked = p.pipelineLayout.empty() ? p.virtualStages : vs;
+            if (asked > 1 && p.schedule != Schedule::Interleaved && p.schedule != Schedule::DualPipeV)
+                v.error(vsKey,
+                    (p.pipelineLayout.empty() ? "virtual_stages=" + str(asked) + " needs"
+                                              : str(asked) + " chunks per rank need")
+                        + " schedule interleaved, found " + sched
+                        + (asked == 2 ? " (or dualpipev, whose V is 2 chunks per rank)" : ""));
+            if (p.schedule == Schedule::DualPipeV && vs != 2)
+                v.error(vsKey, "schedule dualpipev runs exactly 2 chunks per rank (a V), found " + str(vs));
+        }
+        if (p.schedule == Schedule::Interleaved && vs == 1)
+            v.warning("parallelism.schedule", "schedule interleaved with virtual_stages=1 is plain 1f1b");
+        const TrainingConfig& t = c.training;
+        const int64_t perStep = product(t.microBatch, p.dp);
+        if (perStep <= 0 || t.globalBatch <= 0 || t.globalBatch % perStep != 0)
+            return; // the batch checks say why
+        const int64_t m = t.globalBatch / perStep;
+        const std::string mb = "the micro-batches per iteration, global_batch/(micro_batch*dp) = " + str(m);
+        if (p.schedule == Schedule::Interleaved && vs > 1) {
+            const int64_t n = interleavedGroupSize(p.pp, m, p.microBatchGroupSize);
+            const char* groupKey =
+                p.microBatchGroupSize > 0 ? "parallelism.microbatch_group_size" : "parallelism.schedule";
+            const std::string nText = sched + ": "
+                + (p.microBatchGroupSize > 0 ? "microbatch_group_size=" + str(p.microBatchGroupSize)
+                                             : "the default micro-batch group size pp=" + str(n));
+            if (m < p.pp)
+                v.error(groupKey, sched + " needs at least pp=" + str(p.pp) + " micro-batches, found " + mb);
+            else if (p.microBatchGroupSize > 0 && (p.microBatchGroupSize < p.pp || p.microBatchGroupSize > m))
+                v.error(groupKey,
+                    nText + " must lie between pp=" + str(p.pp) + " and " + mb
+                        + " (Megatron-LM's contiguous micro-batches of a virtual stage)");
+            else if (m % n != 0 && m % n < p.pp)
+                v.error(groupKey,
+                    nText + " leaves a last group of " + str(m % n) + " micro-batches (" + mb
+                        + "), fewer than pp=" + str(p.pp)
+                        + " (Megatron-LM refuses it: the pipeline would wait on dependencies); choose a "
+                          "microbatch_group_size that divides the micro-batches or leaves at least pp");
+        } else if (p.microBatchGroupSize > 0) {
+            v.warning("parallelism.microbatch_group_size",
+                "microbatch_group_size has an effect only with the interleaved schedule (" + sched + ")");
+        }
+        if (p.schedule == Schedule::DualPipe) {
+            if (p.pp % 2 != 0)
+                v.error("parallelism.pp",
+                    "schedule dualpipe pairs stage s with stage pp-1-s: pp=" + str(p.pp) + " must be even");
+            if (m % 2 != 0 || m < 2 * p.pp)
+                v.error("parallelism.schedule",
+                    "schedule dualpipe feeds half the micro-batches from each end: " + mb
+                        + " must be even and at least 2*pp = " + str(2 * p.pp) + " (DualPipe.step's assertion)");
+        }
+        if (p.schedule == Schedule::DualPipeV && m < 2 * p.pp)
+            v.error("parallelism.schedule",
+                "schedule dualpipev needs " + mb + " to be at least 2*pp = " + str(2 * p.pp)
+                    + " (DualPipeV.step's assertion)");
+        if (p.overlapMoeExpertParallelComm) {
+            const char* key = "parallelism.overlap_moe_expert_parallel_comm";
+            if (c.model.family != Family::Moe || p.ep <= 1)
+                v.error(key,
+                    "overlap_moe_expert_parallel_comm hides the expert-parallel all-to-all: it needs a moe "
+                    "model with ep > 1 (Megatron-Core asserts expert_model_parallel_size > 1)");
+            if (p.pp > 1 && !(p.schedule == Schedule::Interleaved && vs > 1) && p.schedule != Schedule::DualPipe
+                && p.schedule != Schedule::DualPipeV)
+                v.error(key,
+                    "with pp > 1 the overlapped all-to-all needs virtual stages (schedule interleaved, as "
+                    "Megatron-Core requires) or schedule dualpipe/dualpipev, found "
+                        + sched);
+            if (c.training.recompute == Recompute::Full)
+                v.error(key,
+                    "overlap_moe_expert_parallel_comm does not combine with recompute full (Megatron-Core "
+                    "asserts recompute_granularity != full)");
+        }
+    }
+
     void validateParallelism(const Config& c, Validator& v)
     {
         const ModelConfig& m = c.model;
@@ -509,7 +635,11 @@ namespace {
                 tpDivides("shared_expert_ffn_hidden", m.sharedExpertFfnHidden);
             }
         }
-        validatePipelineSplit(c, v, ppOk, vsOk);
+        if (p.pipelineLayout.empty())
+            validatePipelineSplit(c, v, ppOk, vsOk);
+        else
+            validatePipelineLayout(c, v, ppOk, vsOk);
+        validateSchedule(c, v, ppOk, vsOk);
         if (epOk && dpOk && p.dp % p.ep != 0)
             v.error("parallelism.ep",
                 "ep=" + str(p.ep) + " does not divide dp=" + str(p.dp)
@@ -557,23 +687,6 @@ namespace {
                         "sequence_parallel needs seq_len=" + str(m.seqLen) + " divisible by cp*tp = " + str(p.cp) + "*"
                             + str(p.tp) + (split < 0 ? std::string() : " = " + str(split)));
             }
-        }
-
-        if (vsOk) {
-            if (p.virtualStages > 1 && p.schedule != Schedule::Interleaved)
-                v.error("parallelism.virtual_stages",
-                    "virtual_stages=" + str(p.virtualStages) + " needs schedule interleaved, found schedule "
-                        + toString(p.schedule));
-            if (p.schedule == Schedule::Interleaved && p.virtualStages == 1)
-                v.warning("parallelism.schedule", "schedule interleaved with virtual_stages=1 is plain 1f1b");
-            // Megatron-LM's interleaved 1F1B walks micro-batches in groups of pp.
-            const TrainingConfig& t = c.training;
-            const int64_t perStep = product(t.microBatch, p.dp);
-            if (p.schedule == Schedule::Interleaved && p.virtualStages > 1 && ppOk && perStep > 0
-                && t.globalBatch % perStep == 0 && (t.globalBatch / perStep) % p.pp != 0)
-                v.error("parallelism.schedule",
-                    "schedule interleaved needs the micro-batches per iteration, global_batch/(micro_batch*dp) = "
-                        + str(t.globalBatch / perStep) + ", to be a multiple of pp=" + str(p.pp));
         }
 
         if (p.zero < 0 || p.zero > 3)

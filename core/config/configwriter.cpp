@@ -132,6 +132,9 @@ std::string toYaml(const Config& c)
     out += std::string("  overlap_param_gather: ") + boolText(p.overlapParamGather) + "\n";
     out += std::string("  tp_comm_overlap: ") + boolText(p.tpCommOverlap) + "\n";
     out += std::string("  overlap_p2p_comm: ") + boolText(p.overlapP2pComm) + "\n";
+    out += "  pipeline_layout: " + quoted(p.pipelineLayout) + "\n";
+    out += "  microbatch_group_size: " + integer(p.microBatchGroupSize) + "\n";
+    out += std::string("  overlap_moe_expert_parallel_comm: ") + boolText(p.overlapMoeExpertParallelComm) + "\n";
     out += "cluster:\n";
     if (!cl.preset.empty())
         out += "  preset: " + quoted(cl.preset) + "\n";

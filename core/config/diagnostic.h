@@ -25,6 +25,9 @@ struct Diagnostic
     int column = 0;
     std::string keyPath;
     std::string message;
+    /// Characters into the key's value text that the problem concerns (a character of a layout string): added to
+    /// the value's column when the diagnostic is anchored at its key (anchorDiagnostics).
+    int columnOffset = -1; ///< -1: the value as a whole
 
     /// "file:line:col: error: key: message" (the CLI and tests rely on this exact shape).
     std::string toString() const;

@@ -127,7 +127,20 @@ namespace {
         int32_t v = 1;
         int32_t mr = 1; ///< reduced micro-batches
         Schedule schedule = Schedule::OneFOneB;
+        int32_t groupSize = 0; ///< the interleaved schedule's (real plan only; reduced plans hold one group)
     };
+
+    /// The schedule shape of the reduced (or real, with p and m real) plan.
+    ScheduleShape shapeOf(const ReducedShape& s, int32_t pp, int32_t microBatches)
+    {
+        ScheduleShape shape;
+        shape.schedule = s.schedule;
+        shape.pp = pp;
+        shape.virtualStages = s.v;
+        shape.microBatches = microBatches;
+        shape.groupSize = s.groupSize;
+        return shape;
+    }
 
     /// Real stage a reduced stage stands for (its communication placement).
     int32_t representative(int32_t sigma, const ReducedShape& s)
@@ -166,7 +179,7 @@ namespace {
     {
         const ClassProgram program = buildClassProgram(plan, sigma);
         const MemoryTimeline timeline = computeMemoryTimeline(program);
-        const std::vector<ScheduleUnit> order = scheduleOrder(shape.schedule, shape.pr, shape.v, sigma, shape.mr);
+        const std::vector<ScheduleUnit> order = scheduleOrder(shapeOf(shape, shape.pr, shape.mr), sigma);
         const size_t n = program.nodes.size();
         const size_t tailUnit = order.size();
         nodeCount += static_cast<int64_t>(n);
@@ -184,7 +197,7 @@ namespace {
             if (node.microBatch >= 0) {
                 const bool backward = isBackwardUnit(node);
                 auto matches = [&](const ScheduleUnit& unit) {
-                    return unit.microBatch == node.microBatch && unit.backward == backward
+                    return unit.microBatch == node.microBatch && unit.backward() == backward
                         && (node.kind != NodeKind::Compute || unit.localChunk == node.chunk);
                 };
                 while (u < order.size() && !matches(order[u]))
@@ -358,7 +371,7 @@ namespace {
         for (size_t k = 0; k < order.size(); ++k) {
             const ScheduleUnit& unit = order[k];
             const size_t c = static_cast<size_t>(unit.localChunk);
-            if (!unit.backward) {
+            if (!unit.backward()) {
                 if (forward[c] < 0)
                     forward[c] = static_cast<int>(k);
             } else if (unit.microBatch == shape.mr - 1) {
@@ -432,11 +445,13 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         }
         const int32_t m = static_cast<int32_t>(m64);
         const bool interleaved = par.schedule == Schedule::Interleaved && shape.v > 1;
-        if (interleaved && m % shape.p != 0) {
-            error = "the interleaved schedule needs the micro-batch count " + std::to_string(m)
-                + " divisible by pp=" + std::to_string(shape.p);
+        if (splitsBackward(par.schedule) || !par.pipelineLayout.empty() || par.overlapMoeExpertParallelComm) {
+            error = std::string("the quick estimate does not model schedule ") + toString(par.schedule)
+                + (par.pipelineLayout.empty() ? "" : " with a pipeline_layout")
+                + (par.overlapMoeExpertParallelComm ? " with the overlapped expert all-to-all" : "");
             return false;
         }
+        shape.groupSize = static_cast<int32_t>(par.microBatchGroupSize);
         shape.mr = interleaved && shape.pr >= 2 ? shape.pr : 1;
 
         // Layers per real chunk (the real split: uneven first/last stages, or the embedding and the loss counted
@@ -542,7 +557,7 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         // Replay the real schedules unit by unit.
         std::vector<std::vector<ScheduleUnit>> orders(static_cast<size_t>(p));
         for (int32_t s = 0; s < p; ++s)
-            orders[static_cast<size_t>(s)] = scheduleOrder(shape.schedule, p, shape.v, s, m);
+            orders[static_cast<size_t>(s)] = scheduleOrder(shapeOf(shape, p, m), s);
         // The profile of every (stage, local chunk), resolved once (map nodes are stable).
         std::vector<const StageProfile*> chunkProfile(static_cast<size_t>(chunks));
         for (int32_t g = 0; g < chunks; ++g)
@@ -551,7 +566,7 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         auto unitProfile = [&](int32_t s, const ScheduleUnit& unit) -> const UnitProfile& {
             const StageProfile& prof = *chunkProfile[static_cast<size_t>(unit.localChunk * p + s)];
             const size_t c = static_cast<size_t>(unit.localChunk);
-            if (!unit.backward)
+            if (!unit.backward())
                 return prof.forward[c];
             return unit.microBatch == m - 1 ? prof.lastBackward[c] : prof.backward[c];
         };
@@ -571,9 +586,9 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                     const ScheduleUnit& unit = order[pos];
                     const int32_t g = unit.localChunk * p + s;
                     double arrival = 0;
-                    if (!unit.backward && g > 0)
+                    if (!unit.backward() && g > 0)
                         arrival = output[outputIndex(unit.microBatch, g - 1, false)];
-                    else if (unit.backward && g < chunks - 1)
+                    else if (unit.backward() && g < chunks - 1)
                         arrival = output[outputIndex(unit.microBatch, g + 1, true)];
                     if (arrival < 0)
                         break;
@@ -585,14 +600,14 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                     // The unit's sends move to the real stage's placement.
                     double resend = 0;
                     if (prof.sendCount > 0)
-                        resend = sendTime(s, unit.backward ? (s - 1 + p) % p : (s + 1) % p, prof) - prof.sendTimeS;
+                        resend = sendTime(s, unit.backward() ? (s - 1 + p) % p : (s + 1) % p, prof) - prof.sendTimeS;
                     const double computeEnd = prof.compute.at(start, commBefore, arrival);
                     computeFree[static_cast<size_t>(s)] = computeEnd;
                     commFree[static_cast<size_t>(s)] =
                         std::max(commFree[static_cast<size_t>(s)], prof.comm.at(start, commBefore, arrival) + resend);
                     const double ready =
                         prof.sendCount > 0 ? prof.output.at(start, commBefore, arrival) + resend : computeEnd;
-                    output[outputIndex(unit.microBatch, g, unit.backward)] = ready;
+                    output[outputIndex(unit.microBatch, g, unit.backward())] = ready;
                     ++pos;
                     progress = true;
                 }

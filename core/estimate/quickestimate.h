@@ -76,7 +76,7 @@ struct QuickEstimate
 ///  2. Stages: only three stage types differ (the first holds the embedding, the last the head and loss, the
 ///     others only layers): the reduced plan has min(pp, 3) stages, and its middle stage stands for stages
 ///     1..pp-2 (communication placement of the real rank; pipeline peers re-placed per real stage).
-///  3. Micro-batches: the reduced programs run one micro-batch (pp for interleaved, which needs m % pp == 0):
+///  3. Micro-batches: the reduced programs run one micro-batch (pp for interleaved, one group of micro-batches):
 ///     a forward unit, the last backward (which carries the data-parallel gradient reduction of ZeRO 0/1) and the
 ///     iteration tail (optimizer, parameter gathers); a regular backward is the last one without the nodes of
 ///     that once-per-iteration reduction.

@@ -567,6 +567,7 @@ namespace {
     {
         const Labels tokenDims { I::Batch, I::Seq };
         const Labels logitDims { I::Batch, I::Seq, I::Vocab };
+        const size_t firstHeadOp = g().ops.size();
         TensorId logits;
         if (tiedHead)
             logits = fwd(OpKind::MatMul, prefix + "lm_head", Region::Vocab, { in(xf), in(headWeight) }, logitDims,
@@ -587,6 +588,8 @@ namespace {
         TensorId loss = newTensor(prefix + "loss", tokenDims, TensorRole::Loss, m_layer, DType::F32, false);
         addOp(OpKind::CrossEntropy, prefix + "loss", Region::Vocab, { in(rowMax), in(target), in(sumExp) },
             { Operand { loss, tokenDims } }, tokenDims, Expr(1));
+        for (size_t i = firstHeadOp; i < g().ops.size(); ++i)
+            g().ops[i].head = true;
     }
 
     TensorId Builder::denseMlp(const std::string& p, TensorId xn, Index ffn, Region region)
@@ -773,6 +776,11 @@ namespace {
         m_graph->firstBackwardOp = static_cast<int32_t>(m_graph->ops.size());
         differentiate();
         m_graph->firstOptimizerOp = static_cast<int32_t>(m_graph->ops.size());
+        for (int32_t i = m_graph->firstBackwardOp; i < m_graph->firstOptimizerOp; ++i) {
+            Op& op = m_graph->ops[static_cast<size_t>(i)];
+            if (op.forwardOp >= 0)
+                op.head = m_graph->ops[static_cast<size_t>(op.forwardOp)].head;
+        }
         optimizer();
 
         ModelGraph& g = *m_graph;

@@ -90,6 +90,9 @@ struct Op
     Expr kernelRecomputePerPoint;
     int32_t forwardOp = -1; ///< backward ops: index of the forward op they differentiate
     int32_t step = 0; ///< inference: 0 the prefill, k >= 1 decode step k (training: 0)
+    /// The output head and its loss, of the main model or of an MTP module (and their backward): these run in the
+    /// pipeline chunk of the loss, as Megatron-Core computes an MTP module's logits and loss on the last stage.
+    bool head = false;
 
     /// Global (single-device) FLOPs of one execution.
     Expr flops() const;

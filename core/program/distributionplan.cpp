@@ -155,7 +155,7 @@ std::optional<DistributionPlan> planDistribution(
 
     for (size_t i = 0; i < opCount; ++i) {
         const Op& op = g.ops[i];
-        plan.opChunk[i] = plan.stages.chunkOfLayer(op.layer);
+        plan.opChunk[i] = op.head ? plan.stages.lossChunk() : plan.stages.chunkOfLayer(op.layer);
         // Expected input layouts; an add consumes partial sums as they are when every input is partial.
         std::vector<Layout>& expected = plan.inputLayouts[i];
         for (const Operand& in : op.inputs)

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -232,10 +233,27 @@ namespace {
 
         // --- emission ----------------------------------------------------------------------------------------
         void emitUnit(const ScheduleUnit& unit);
+        /// The ops of a unit with the phase each runs in.
+        std::vector<std::pair<int32_t, Phase>> unitSteps(const ScheduleUnit& unit) const;
+        void emitSteps(const std::vector<std::pair<int32_t, Phase>>& steps, size_t from, size_t to, int32_t microBatch,
+            int32_t localChunk);
+        /// A forward and a backward of other micro-batches, interleaved at their expert all-to-alls.
+        void emitPair(const ScheduleUnit& forward, const ScheduleUnit& backward);
+        /// Whether an input of the op arrives through an all-to-all (memoized).
+        bool readsAllToAll(int32_t opIndex);
+        /// Emits the receives and collectives that bring the op's inputs into the layouts it reads, not the op.
+        void issueInputs(int32_t opIndex, int32_t microBatch, Phase phase);
+        /// The physical stage of a stage of the forward direction, for micro-batch `microBatch`: under DualPipe the
+        /// reverse direction's micro-batches run chunk g on stage pp-1-g.
+        int32_t physicalStage(int32_t stage, int32_t microBatch) const
+        {
+            const bool reverse = P.stages.placement() == ChunkPlacement::Mirror && microBatch >= P.microBatches / 2;
+            return reverse ? P.stages.pp() - 1 - stage : stage;
+        }
         void prefetchNextLayer(const std::vector<std::pair<int32_t, Phase>>& steps, size_t at, int32_t microBatch);
         void readUnreadOutputs();
         void emitOp(int32_t opIndex, int32_t microBatch, int32_t chunk, Phase phase);
-        void reduceGradients(int32_t layer, int32_t microBatch);
+        void reduceGradients(int32_t layer, int32_t microBatch, bool iterationDone);
         void addToGradientBucket(int32_t layer, int32_t microBatch);
         void flushGradientBucket(int32_t microBatch);
         void emitDeferredReductions();
@@ -267,6 +285,8 @@ namespace {
         std::map<std::pair<int32_t, int>, uint32_t> m_firstComputeOfLayer; ///< (layer, pass) in the current unit
         std::map<std::pair<int32_t, int>, uint32_t> m_lastGatherOfPass; ///< chains the per-layer gathers
         std::vector<const std::string*> m_opSuffix; ///< per op and recompute flag: opSuffix(), null until first asked
+        std::vector<uint8_t> m_weightOnly; ///< per op: a backward op all of whose outputs are weight gradients (W)
+        std::vector<int8_t> m_readsAllToAll; ///< per op: readsAllToAll(), -1 until asked
 
         // Per weight slot: resident buffers on this stage (-1 when the weight is not used here).
         std::vector<int32_t> m_weightBuffer, m_gradBuffer, m_optimizerBuffer;
@@ -276,14 +296,22 @@ namespace {
 
         // Gradient reduction bookkeeping.
         std::vector<std::vector<int32_t>> m_chunkForward, m_chunkBackward; ///< op indices per local chunk
-        std::map<int32_t, int32_t> m_lastGradWriter; ///< layer -> op index of its last weight-grad writer
-        std::unordered_map<int32_t, std::vector<int32_t>> m_layersCompletedBy; ///< op index -> layers (inverse)
-        std::map<int32_t, std::vector<uint32_t>> m_gradWriters; ///< layer -> nodes writing its grads (this mb)
+        /// Per op index: the layers of the weights whose gradients it writes (empty for every other op).
+        std::unordered_map<int32_t, std::vector<int32_t>> m_gradLayersOf;
+        std::map<int32_t, int32_t> m_gradWritersPerLayer; ///< weight layer -> ops on this stage writing its grads
+        /// (weight layer, micro-batch) -> grad-writing ops still to run: at 0 the layer's gradients of that
+        /// micro-batch are complete, whatever order the schedule ran its B and W parts in.
+        std::map<std::pair<int32_t, int32_t>, int32_t> m_gradWritesLeft;
+        std::map<int32_t, int32_t> m_microBatchesDone; ///< weight layer -> micro-batches whose gradients are complete
+        std::map<int32_t, int32_t> m_microBatchesExpected; ///< weight layer -> micro-batches that write them here
+        /// (op layer, micro-batch) -> nodes writing gradients, until the reduction that waits for them is emitted.
+        std::map<std::pair<int32_t, int32_t>, std::vector<uint32_t>> m_gradWriters;
+        std::map<int32_t, std::vector<uint32_t>> m_finalGradWriters; ///< layer -> writers of its completing mb
         std::map<std::pair<int32_t, int32_t>, int32_t> m_transientGrad; ///< (weight, mb) -> buffer (ZeRO 2/3)
-        std::vector<int32_t> m_pendingLayers; ///< layers waiting in the current gradient bucket
+        std::vector<std::pair<int32_t, int32_t>> m_pendingLayers; ///< (layer, micro-batch) in the current bucket
         /// Without overlap_grad_reduce (ZeRO 0/1), the layers whose iteration reduction waits for the end of the
         /// backward, in the order their gradients completed, with the nodes that wrote them.
-        std::vector<std::pair<int32_t, std::vector<uint32_t>>> m_deferredReductions;
+        std::vector<std::pair<int32_t, int32_t>> m_deferredReductions; ///< (layer, completing micro-batch)
         std::vector<NodeId> m_reductionCtrlDeps; ///< extra waits of each reduction chain's first node
         int64_t m_pendingBytes = 0;
         std::map<int32_t, std::vector<uint32_t>> m_reductionNodes; ///< layer -> final reduction nodes
@@ -382,7 +410,8 @@ namespace {
         }
         if (producer < 0)
             throw std::logic_error("no producer for tensor " + G.tensor(TensorId { tensor }).name);
-        const int32_t producerStage = P.stages.stageOfChunk(P.opChunk[static_cast<size_t>(producer)]);
+        const int32_t producerStage =
+            physicalStage(P.stages.stageOfChunk(P.opChunk[static_cast<size_t>(producer)]), microBatch);
         if (producerStage == m_stage)
             throw std::logic_error("tensor " + G.tensor(TensorId { tensor }).name + " read before it is produced");
         // Produced on another stage: receive it (the producer's stage sends it with the same tag).
@@ -590,7 +619,8 @@ namespace {
             (phase == Phase::Recompute ? m_recomputed : m_values)[key(t, microBatch)] = Value { node, buf };
             if (phase == Phase::Recompute)
                 continue;
-            for (int32_t dst : P.remoteStages[static_cast<size_t>(t)]) {
+            for (int32_t logicalDst : P.remoteStages[static_cast<size_t>(t)]) {
+                const int32_t dst = physicalStage(logicalDst, microBatch);
                 const Tensor& tensor = G.tensor(TensorId { t });
                 ProgramNode s;
                 s.kind = NodeKind::Send;
@@ -608,24 +638,36 @@ namespace {
             }
         }
         if (writesGrad && phase == Phase::Backward) {
-            m_gradWriters[op.layer].push_back(node);
-            // The layer's weights are complete for this micro-batch after their last writer ran.
-            if (auto it = m_layersCompletedBy.find(opIndex); it != m_layersCompletedBy.end())
-                for (int32_t layer : it->second)
-                    reduceGradients(layer, microBatch);
+            m_gradWriters[{ op.layer, microBatch }].push_back(node);
+            // A layer's weights are complete for this micro-batch after the last of their writers ran.
+            if (auto it = m_gradLayersOf.find(opIndex); it != m_gradLayersOf.end())
+                for (int32_t layer : it->second) {
+                    auto [left, inserted] = m_gradWritesLeft.try_emplace({ layer, microBatch }, 0);
+                    if (inserted)
+                        left->second = m_gradWritersPerLayer[layer];
+                    if (--left->second == 0) {
+                        m_gradWritesLeft.erase(left);
+                        const bool iterationDone = ++m_microBatchesDone[layer] == m_microBatchesExpected[layer];
+                        if (iterationDone)
+                            m_finalGradWriters[layer] = m_gradWriters[{ layer, microBatch }];
+                        reduceGradients(layer, microBatch, iterationDone);
+                    }
+                }
         }
     }
 
-    void StageBuilder::reduceGradients(int32_t layer, int32_t microBatch)
+    void StageBuilder::reduceGradients(int32_t layer, int32_t microBatch, bool iterationDone)
     {
-        // ZeRO 0/1 reduce once per iteration, after the last micro-batch; ZeRO 2/3 reduce-scatter every micro-batch
-        // into the resident shard (as DeepSpeed and FSDP do), so the full gradient never outlives its micro-batch.
-        if (m_zero < 2 && microBatch != P.microBatches - 1)
+        // ZeRO 0/1 reduce once per iteration, after the last micro-batch (the last to complete the layer: with a
+        // split backward its W may come after later micro-batches' backwards); ZeRO 2/3 reduce-scatter every
+        // micro-batch into the resident shard (as DeepSpeed and FSDP do), so the full gradient never outlives its
+        // micro-batch.
+        if (m_zero < 2 && !iterationDone)
             return;
         if (m_zero < 2 && !P.config.parallelism.overlapGradReduce) {
             // Megatron-LM without --overlap-grad-reduce reduces the gradients once the whole backward, its last
             // pipeline send included, has returned (finalize_model_grads): emitDeferredReductions() emits them.
-            m_deferredReductions.emplace_back(layer, m_gradWriters[layer]);
+            m_deferredReductions.emplace_back(layer, microBatch);
             return;
         }
         addToGradientBucket(layer, microBatch);
@@ -635,7 +677,7 @@ namespace {
     {
         // The bucket fills with the bytes it will reduce (training.grad_reduce_dtype), as Megatron-LM's buckets are
         // slices of the buffer it reduces.
-        m_pendingLayers.push_back(layer);
+        m_pendingLayers.emplace_back(layer, microBatch);
         for (int32_t w : m_weightsOfLayer[layer]) {
             const TensorId grad = G.weightGrads[static_cast<size_t>(weightSlot(w))];
             m_pendingBytes += P.gradReduceBytes(grad, P.tensorBytes[static_cast<size_t>(grad.value)]);
@@ -657,7 +699,7 @@ namespace {
         };
         std::map<std::vector<std::pair<int, AxisMask>>, Group> groups;
         std::vector<int32_t> bucketWeights; // the pending layers' weights, in graph order
-        for (int32_t layer : m_pendingLayers) {
+        for (auto [layer, mb] : m_pendingLayers) {
             const std::vector<int32_t>& ws = m_weightsOfLayer[layer];
             bucketWeights.insert(bucketWeights.end(), ws.begin(), ws.end());
         }
@@ -694,23 +736,24 @@ namespace {
             g.writes.push_back(m_gradBuffer[static_cast<size_t>(slot)]);
         }
         std::vector<NodeId> deps;
-        for (int32_t layer : m_pendingLayers)
-            for (uint32_t node : m_gradWriters[layer])
+        for (auto [layer, mb] : m_pendingLayers)
+            for (uint32_t node : m_gradWriters[{ layer, mb }])
                 deps.push_back(NodeId { node });
-        std::string name = "grads:L" + std::to_string(m_pendingLayers.front());
+        const int32_t firstLayer = m_pendingLayers.front().first;
+        std::string name = "grads:L" + std::to_string(firstLayer);
         if (m_pendingLayers.size() > 1)
-            name += "-L" + std::to_string(m_pendingLayers.back());
+            name += "-L" + std::to_string(m_pendingLayers.back().first);
         for (auto& [signature, g] : groups) {
             uint32_t last = kNoNode;
             int32_t lastBuffer = -1;
             const size_t first = m_program.nodes.size();
-            emitChain(g.steps, deps, g.reads, prefix(m_zero >= 2 ? microBatch : -1) + name, m_pendingLayers.front(),
+            emitChain(g.steps, deps, g.reads, prefix(m_zero >= 2 ? microBatch : -1) + name, firstLayer,
                 m_zero >= 2 ? microBatch : -1, Pass::Backward, MemoryCategory::Gradients, g.writes, -1, last,
                 lastBuffer);
             if (first < m_program.nodes.size())
                 for (NodeId d : m_reductionCtrlDeps)
                     m_program.nodes[first].ctrlDeps.push_back(d);
-            for (int32_t layer : m_pendingLayers)
+            for (auto [layer, mb] : m_pendingLayers)
                 m_reductionNodes[layer].push_back(last);
             if (m_zero >= 2) {
                 if (m_reductionBarrierMicroBatch != microBatch)
@@ -719,8 +762,8 @@ namespace {
                 m_reductionBarrierMicroBatch = microBatch;
             }
         }
-        for (int32_t layer : m_pendingLayers)
-            m_gradWriters[layer].clear();
+        for (auto [layer, mb] : m_pendingLayers)
+            m_gradWriters.erase({ layer, mb });
         m_pendingLayers.clear();
         m_pendingBytes = 0;
     }
@@ -735,10 +778,8 @@ namespace {
             for (uint32_t i = m_lastCompute == kNoNode ? 0 : m_lastCompute + 1; i < m_program.nodes.size(); ++i)
                 if (m_program.nodes[i].kind == NodeKind::Send)
                     m_reductionCtrlDeps.push_back(NodeId { i });
-        for (auto& [layer, writers] : m_deferredReductions) {
-            m_gradWriters[layer] = std::move(writers);
-            addToGradientBucket(layer, P.microBatches - 1);
-        }
+        for (auto [layer, mb] : m_deferredReductions)
+            addToGradientBucket(layer, mb);
         flushGradientBucket(P.microBatches - 1);
         m_deferredReductions.clear();
         m_reductionCtrlDeps.clear();
@@ -801,7 +842,7 @@ namespace {
             for (uint32_t r : m_reductionNodes[layer])
                 addDep(n.dataDeps, r);
             if (m_reductionNodes[layer].empty())
-                for (uint32_t w : m_gradWriters[layer])
+                for (uint32_t w : m_finalGradWriters[layer])
                     addDep(n.dataDeps, w);
             const uint32_t opt = addNode(std::move(n));
             if (m_zero != 1 && m_zero != 2)
@@ -830,41 +871,131 @@ namespace {
         }
     }
 
-    void StageBuilder::emitUnit(const ScheduleUnit& unit)
+    std::vector<std::pair<int32_t, Phase>> StageBuilder::unitSteps(const ScheduleUnit& unit) const
     {
-        m_firstComputeOfLayer.clear();
         // The unit's ops in schedule order. Backward: each layer's forward is recomputed right before that layer's
-        // backward (checkpointed layers), so only one layer's recomputed activations are alive at a time.
+        // backward (checkpointed layers), so only one layer's recomputed activations are alive at a time. A split
+        // backward's B leaves out the ops that only write weight gradients; its W runs just those.
         std::vector<std::pair<int32_t, Phase>> steps;
         const std::vector<int32_t>& forward = m_chunkForward[static_cast<size_t>(unit.localChunk)];
-        if (!unit.backward) {
+        if (unit.pass == UnitPass::Forward) {
             for (int32_t op : forward)
                 steps.emplace_back(op, Phase::Forward);
-        } else {
-            m_gradWriters.clear(); // the reduction after the last micro-batch waits on that micro-batch's writers
-            std::map<int32_t, std::vector<int32_t>> recomputedOps; // layer -> its forward ops to re-run
-            for (int32_t op : forward)
-                if (recomputes(G.ops[static_cast<size_t>(op)]))
-                    recomputedOps[G.ops[static_cast<size_t>(op)].layer].push_back(op);
-            for (int32_t op : m_chunkBackward[static_cast<size_t>(unit.localChunk)]) {
-                const int32_t layer = G.ops[static_cast<size_t>(op)].layer;
-                if (auto it = recomputedOps.find(layer); it != recomputedOps.end()) {
-                    for (int32_t f : it->second)
-                        steps.emplace_back(f, Phase::Recompute);
-                    recomputedOps.erase(it);
-                }
-                steps.emplace_back(op, Phase::Backward);
-            }
+            return steps;
         }
-        for (size_t i = 0; i < steps.size(); ++i) {
-            emitOp(steps[i].first, unit.microBatch, unit.localChunk, steps[i].second);
+        const std::vector<int32_t>& backward = m_chunkBackward[static_cast<size_t>(unit.localChunk)];
+        if (unit.pass == UnitPass::BackwardWeight) {
+            for (int32_t op : backward)
+                if (m_weightOnly[static_cast<size_t>(op)])
+                    steps.emplace_back(op, Phase::Backward);
+            return steps;
+        }
+        std::map<int32_t, std::vector<int32_t>> recomputedOps; // layer -> its forward ops to re-run
+        for (int32_t op : forward)
+            if (recomputes(G.ops[static_cast<size_t>(op)]))
+                recomputedOps[G.ops[static_cast<size_t>(op)].layer].push_back(op);
+        for (int32_t op : backward) {
+            if (unit.pass == UnitPass::BackwardInput && m_weightOnly[static_cast<size_t>(op)])
+                continue;
+            const int32_t layer = G.ops[static_cast<size_t>(op)].layer;
+            if (auto it = recomputedOps.find(layer); it != recomputedOps.end()) {
+                for (int32_t f : it->second)
+                    steps.emplace_back(f, Phase::Recompute);
+                recomputedOps.erase(it);
+            }
+            steps.emplace_back(op, Phase::Backward);
+        }
+        return steps;
+    }
+
+    void StageBuilder::emitSteps(const std::vector<std::pair<int32_t, Phase>>& steps, size_t from, size_t to,
+        int32_t microBatch, int32_t localChunk)
+    {
+        for (size_t i = from; i < to; ++i) {
+            emitOp(steps[i].first, microBatch, localChunk, steps[i].second);
             const int32_t layer = G.ops[static_cast<size_t>(steps[i].first)].layer;
             const bool startsLayer = i == 0 || G.ops[static_cast<size_t>(steps[i - 1].first)].layer != layer;
             if (m_zero >= 3 && startsLayer)
-                prefetchNextLayer(steps, i, unit.microBatch);
+                prefetchNextLayer(steps, i, microBatch);
         }
-        if (unit.backward)
+    }
+
+    void StageBuilder::emitUnit(const ScheduleUnit& unit)
+    {
+        m_firstComputeOfLayer.clear();
+        const std::vector<std::pair<int32_t, Phase>> steps = unitSteps(unit);
+        emitSteps(steps, 0, steps.size(), unit.microBatch, unit.localChunk);
+        if (unit.backward())
             flushGradientBucket(unit.microBatch);
+    }
+
+    bool StageBuilder::readsAllToAll(int32_t opIndex)
+    {
+        int8_t& known = m_readsAllToAll[static_cast<size_t>(opIndex)];
+        if (known < 0) {
+            known = 0;
+            const Op& op = G.ops[static_cast<size_t>(opIndex)];
+            for (size_t k = 0; k < op.inputs.size() && known == 0; ++k) {
+                const int32_t t = op.inputs[k].tensor.value;
+                const TensorRole role = G.tensor(TensorId { t }).role;
+                if (role == TensorRole::Input || role == TensorRole::Weight)
+                    continue;
+                const Layout& from = P.tensorLayout[static_cast<size_t>(t)];
+                const Layout& to = P.inputLayouts[static_cast<size_t>(opIndex)][k];
+                if (from == to)
+                    continue;
+                for (const Relayout& r : planRelayout(from, to, P.tensorBytes[static_cast<size_t>(t)], P.mesh))
+                    if (r.type == CollectiveType::AllToAll)
+                        known = 1;
+            }
+        }
+        return known == 1;
+    }
+
+    void StageBuilder::issueInputs(int32_t opIndex, int32_t microBatch, Phase phase)
+    {
+        const Op& op = G.ops[static_cast<size_t>(opIndex)];
+        for (size_t k = 0; k < op.inputs.size(); ++k) {
+            const int32_t t = op.inputs[k].tensor.value;
+            const Tensor& tensor = G.tensor(TensorId { t });
+            if (tensor.role == TensorRole::Input || tensor.role == TensorRole::Weight)
+                continue;
+            const bool preferRecomputed = phase == Phase::Recompute
+                || (phase == Phase::Backward && op.forwardOp >= 0
+                    && recomputes(G.ops[static_cast<size_t>(op.forwardOp)]));
+            const Value v = lookup(t, microBatch, preferRecomputed);
+            const MemoryCategory copied =
+                tensor.role == TensorRole::KvCache ? MemoryCategory::Activations : categoryOf(tensor.role);
+            relayout(t, microBatch, v, P.tensorLayout[static_cast<size_t>(t)],
+                P.inputLayouts[static_cast<size_t>(opIndex)][k], phase, copied);
+        }
+    }
+
+    void StageBuilder::emitPair(const ScheduleUnit& forward, const ScheduleUnit& backward)
+    {
+        // An overlapped forward-backward pair (DeepSeek-V3 report §3.2.1, Figure 4; Megatron-Core's combined 1F1B
+        // step): the two passes are cut before every op that waits for an expert all-to-all and run piece by piece
+        // in turn. Before switching, the all-to-all the next piece waits for is issued, right after the compute
+        // that produced its input, so it runs on the communication stream while the other pass computes.
+        m_firstComputeOfLayer.clear();
+        const std::vector<std::pair<int32_t, Phase>> f = unitSteps(forward), b = unitSteps(backward);
+        size_t fi = 0, bi = 0;
+        auto piece = [&](const std::vector<std::pair<int32_t, Phase>>& steps, size_t& at, const ScheduleUnit& unit) {
+            size_t end = at + 1;
+            while (end < steps.size() && !readsAllToAll(steps[end].first))
+                ++end;
+            emitSteps(steps, at, end, unit.microBatch, unit.localChunk);
+            at = end;
+            if (at < steps.size())
+                issueInputs(steps[at].first, unit.microBatch, steps[at].second);
+        };
+        while (fi < f.size() || bi < b.size()) {
+            if (fi < f.size())
+                piece(f, fi, forward);
+            if (bi < b.size())
+                piece(b, bi, backward);
+        }
+        flushGradientBucket(backward.microBatch);
     }
 
     void StageBuilder::prefetchNextLayer(const std::vector<std::pair<int32_t, Phase>>& steps, size_t at, int32_t mb)
@@ -975,15 +1106,21 @@ namespace {
         m_gradBuffer.assign(weightCount, -1);
         m_optimizerBuffer.assign(weightCount, -1);
         m_stageIndex.assign(weightCount, -1);
-        const int32_t v = P.stages.virtualStages();
-        m_chunkForward.assign(static_cast<size_t>(v), {});
-        m_chunkBackward.assign(static_cast<size_t>(v), {});
+        const int32_t locals = P.stages.localChunks();
+        m_chunkForward.assign(static_cast<size_t>(locals), {});
+        m_chunkBackward.assign(static_cast<size_t>(locals), {});
+        m_weightOnly.assign(G.ops.size(), 0);
+        m_readsAllToAll.assign(G.ops.size(), -1);
+        std::vector<int32_t> localOfChunk(static_cast<size_t>(P.stages.chunkCount()), -1);
+        for (int32_t local = 0; local < locals; ++local)
+            localOfChunk[static_cast<size_t>(P.stages.chunkOf(m_stage, local))] = local;
+        std::map<int32_t, int32_t> localOfLayer; // weight layer -> the local chunk whose backward writes its grads
         for (size_t i = 0; i < G.ops.size(); ++i) {
             const Op& op = G.ops[i];
             const int32_t chunk = P.opChunk[i];
-            if (op.pass == Pass::Optimizer || P.stages.stageOfChunk(chunk) != m_stage)
+            if (op.pass == Pass::Optimizer || localOfChunk[static_cast<size_t>(chunk)] < 0)
                 continue;
-            const size_t local = static_cast<size_t>(P.stages.localChunk(chunk));
+            const size_t local = static_cast<size_t>(localOfChunk[static_cast<size_t>(chunk)]);
             // Every weight this stage touches is resident from the start (per-layer gathers merge all of a layer's).
             for (const Operand& in : op.inputs)
                 if (G.tensor(in.tensor).role == TensorRole::Weight)
@@ -995,23 +1132,53 @@ namespace {
                 m_chunkForward[local].push_back(static_cast<int32_t>(i));
             } else {
                 m_chunkBackward[local].push_back(static_cast<int32_t>(i));
+                std::vector<int32_t>& layers = m_gradLayersOf[static_cast<int32_t>(i)];
                 for (const Operand& out : op.outputs) {
                     const Tensor& t = G.tensor(out.tensor);
-                    if (t.role == TensorRole::WeightGrad)
-                        m_lastGradWriter[G.tensor(t.gradOf).layer] = static_cast<int32_t>(i);
+                    if (t.role == TensorRole::WeightGrad) {
+                        const int32_t layer = G.tensor(t.gradOf).layer;
+                        if (std::find(layers.begin(), layers.end(), layer) == layers.end()) {
+                            layers.push_back(layer);
+                            ++m_gradWritersPerLayer[layer];
+                            localOfLayer[layer] = static_cast<int32_t>(local);
+                        }
+                    }
                 }
+                const bool weightOnly = !layers.empty()
+                    && std::all_of(op.outputs.begin(), op.outputs.end(),
+                        [&](const Operand& out) { return G.tensor(out.tensor).role == TensorRole::WeightGrad; });
+                m_weightOnly[i] = weightOnly ? 1 : 0;
+                if (layers.empty())
+                    m_gradLayersOf.erase(static_cast<int32_t>(i));
             }
         }
-        for (const auto& [layer, op] : m_lastGradWriter)
-            m_layersCompletedBy[op].push_back(layer);
         if (G.inference) {
             buildInference();
             return std::move(m_program);
         }
-        const std::vector<ScheduleUnit> order =
-            scheduleOrder(P.config.parallelism.schedule, P.stages.pp(), v, m_stage, P.microBatches);
+        ScheduleShape shape = scheduleShapeOf(P.config);
+        shape.microBatches = P.microBatches;
+        const std::vector<ScheduleUnit> order = scheduleOrder(shape, m_stage);
+        if (order.empty())
+            throw std::logic_error("the schedule refuses this plan (the validator should have said why)");
+        // A layer's gradients are complete for the iteration once every micro-batch that runs its chunk here has
+        // written them (under DualPipe a chunk runs the micro-batches of one direction).
+        std::vector<std::set<int32_t>> microBatchesOfLocal(static_cast<size_t>(locals));
         for (const ScheduleUnit& unit : order)
-            emitUnit(unit);
+            if (unit.backward())
+                microBatchesOfLocal[static_cast<size_t>(unit.localChunk)].insert(unit.microBatch);
+        for (auto [layer, local] : localOfLayer)
+            m_microBatchesExpected[layer] =
+                static_cast<int32_t>(microBatchesOfLocal[static_cast<size_t>(local)].size());
+        const bool overlapPairs = P.config.parallelism.overlapMoeExpertParallelComm;
+        for (size_t k = 0; k < order.size(); ++k) {
+            if (overlapPairs && order[k].pairedWithNext && k + 1 < order.size()) {
+                emitPair(order[k], order[k + 1]);
+                ++k;
+                continue;
+            }
+            emitUnit(order[k]);
+        }
         emitDeferredReductions();
         emitOptimizer();
         readUnreadOutputs();

@@ -76,7 +76,9 @@ namespace {
             { "account_for_embedding_in_pipeline_split", p.embeddingInSplit },
             { "account_for_loss_in_pipeline_split", p.lossInSplit }, { "overlap_grad_reduce", p.overlapGradReduce },
             { "overlap_param_gather", p.overlapParamGather }, { "tp_comm_overlap", p.tpCommOverlap },
-            { "overlap_p2p_comm", p.overlapP2pComm } };
+            { "overlap_p2p_comm", p.overlapP2pComm }, { "pipeline_layout", p.pipelineLayout },
+            { "microbatch_group_size", p.microBatchGroupSize },
+            { "overlap_moe_expert_parallel_comm", p.overlapMoeExpertParallelComm } };
         j["workload"] = toString(c.workload);
         const InferenceConfig& i = c.inference;
         j["inference"] = { { "batch", i.batch }, { "prompt_tokens", i.promptTokens },

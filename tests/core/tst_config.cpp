@@ -768,14 +768,35 @@ void TestConfig::validate_data()
         },
         "parallelism.virtual_stages", "layers=2 divisible by pp*virtual_stages = 2*2 = 4", 1);
     row(
-        "interleaved micro-batches", // tiny: global_batch 4 / micro_batch 2 = 2 micro-batches, not a multiple of 4
+        // tiny: global_batch 4 / micro_batch 2 = 2 micro-batches, fewer than pp=4. Megatron-LM (d98e8a64) walks
+        // them in groups of microbatch_group_size_per_vp_stage (default pp) and needs at least pp of them.
+        "interleaved micro-batches",
         [](Config& c) {
             c.model.layers = 8;
             c.parallelism.schedule = Schedule::Interleaved;
             c.parallelism.pp = 4;
             c.parallelism.virtualStages = 2;
         },
-        "parallelism.schedule", "global_batch/(micro_batch*dp) = 2, to be a multiple of pp=4", 1);
+        "parallelism.schedule", "needs at least pp=4 micro-batches, found the micro-batches per iteration", 1);
+    // 6 micro-batches on pp 4 walk in groups of N = pp = 4, leaving a last group of 2 < pp: Megatron-LM raises
+    // "The remainder of M ... divided by N ... should be 0, or larger than or equal to the pipeline-parallel size"
+    // (schedules.py, d98e8a64). N = 6 (one group) is allowed.
+    auto sixOnFour = [](Config& c) {
+        c.model.layers = 8;
+        c.training.globalBatch = 6;
+        c.training.microBatch = 1;
+        c.parallelism.schedule = Schedule::Interleaved;
+        c.parallelism.pp = 4;
+        c.parallelism.virtualStages = 2;
+    };
+    row("interleaved short last group", sixOnFour, "parallelism.schedule", "leaves a last group of 2 micro-batches", 1);
+    row(
+        "interleaved group size out of range",
+        [sixOnFour](Config& c) {
+            sixOnFour(c);
+            c.parallelism.microBatchGroupSize = 3;
+        },
+        "parallelism.microbatch_group_size", "microbatch_group_size=3 must lie between pp=4 and", 1);
     row(
         "interleaved, one virtual stage", [](Config& c) { c.parallelism.schedule = Schedule::Interleaved; },
         "parallelism.schedule", "plain 1f1b", 0, false);

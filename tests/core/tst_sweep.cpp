@@ -403,9 +403,10 @@ private Q_SLOTS:
 
     void interleavedNeedsDivisibleMicroBatches()
     {
-        // Megatron-LM's interleaved schedule requires the micro-batch count to be a multiple of pp; plans that
-        // violate it are rejected with that reason rather than estimated. Global batch 6, micro-batch 1: dp = 2
-        // gives m = 3 micro-batches, not a multiple of pp = 2; dp = 1 gives m = 6, which is. The sweep tries 1F1B
+        // Megatron-LM's interleaved schedule walks the micro-batches in groups of N = pp (its default) and refuses
+        // a last group shorter than pp (schedules.py, d98e8a64); plans that violate it are rejected with that
+        // reason rather than estimated. Global batch 6, micro-batch 1: dp = 2 gives m = 3 micro-batches, a last
+        // group of 1 < pp = 2; dp = 1 gives m = 6, which is whole groups. The sweep tries 1F1B
         // besides the base's interleaving (SweepOptions::schedules), which has no such rule: that variant ranks.
         const Config base = load("tiny",
             { "model.layers=4", "training.global_batch=6", "training.micro_batch=1", "parallelism.schedule=interleaved",

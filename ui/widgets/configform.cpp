@@ -357,14 +357,40 @@ namespace {
         zero.choices = QStringList { QObject::tr("0 \u2014 none"), QObject::tr("1 \u2014 optimizer state"),
             QObject::tr("2 \u2014 + gradients"), QObject::tr("3 \u2014 + weights (FSDP)") };
         parallelism.fields.push_back(refusedForInference(std::move(zero)));
-        parallelism.fields.push_back(choice<Schedule, 3>(bound(QStringLiteral("parallelism.schedule"),
-            QObject::tr("Schedule"), QObject::tr("Pipeline schedule: gpipe, 1f1b or interleaved 1f1b"), &C::parallelism,
-            &ParallelismConfig::schedule)));
+        parallelism.fields.push_back(choice<Schedule, 6>(bound(QStringLiteral("parallelism.schedule"),
+            QObject::tr("Schedule"),
+            QObject::tr("Pipeline schedule: gpipe, 1f1b, interleaved 1f1b, zb1p (zero-bubble ZB-H1: weight gradients "
+                        "fill the bubbles), dualpipe (DeepSeek-V3: both ends, two chunks per rank) or dualpipev "
+                        "(DualPipe cut in half: a V of two chunks)"),
+            &C::parallelism, &ParallelismConfig::schedule)));
         parallelism.fields.push_back(
             integer(bound(QStringLiteral("parallelism.virtual_stages"), QObject::tr("Virtual stages"),
                         QObject::tr("Model chunks per pipeline stage (interleaved only)"), &C::parallelism,
                         &ParallelismConfig::virtualStages),
                 1, 1024, 1));
+        FieldSpec layout;
+        layout.keyPath = QStringLiteral("parallelism.pipeline_layout");
+        layout.label = QObject::tr("Pipeline layout");
+        layout.help = QObject::tr("The layers of every chunk, as Megatron-Core writes them: E embedding, t decoder "
+                                  "layer, m MTP module, L loss, | between chunks, (tt|)*29 repeats; e.g. "
+                                  "Et|(tt|)*30mL. Empty: the even split or the keys below");
+        layout.kind = FieldKind::Text;
+        layout.getText = [](const Config& c) { return QString::fromStdString(c.parallelism.pipelineLayout); };
+        layout.setText = [](Config& c, const QString& text) {
+            c.parallelism.pipelineLayout = text.trimmed().toStdString();
+        };
+        parallelism.fields.push_back(trainingOnly(std::move(layout)));
+        parallelism.fields.push_back(trainingOnly(
+            integer(bound(QStringLiteral("parallelism.microbatch_group_size"), QObject::tr("Micro-batch group"),
+                        QObject::tr("Interleaved: micro-batches through one virtual stage before the next "
+                                    "(--microbatch-group-size-per-virtual-pipeline-stage); 0 = automatic"),
+                        &C::parallelism, &ParallelismConfig::microBatchGroupSize),
+                0, kMaxSize, 1)));
+        parallelism.fields.push_back(moe(trainingOnly(bound(
+            QStringLiteral("parallelism.overlap_moe_expert_parallel_comm"), QObject::tr("Overlap expert all-to-all"),
+            QObject::tr("One micro-batch's expert dispatch/combine under another's compute "
+                        "(--overlap-moe-expert-parallel-comm; interleaved, dualpipe or dualpipev with pp > 1)"),
+            &C::parallelism, &ParallelismConfig::overlapMoeExpertParallelComm))));
         parallelism.fields.push_back(
             integer(bound(QStringLiteral("parallelism.first_stage_layers"), QObject::tr("First stage layers"),
                         QObject::tr("Decoder layers on the first pipeline stage (Megatron's "
