@@ -51,7 +51,8 @@ void ConfigFlags::addOverrides(CLI::App* cmd, bool withName)
     cmd->add_option("--cp", cp, "Context-parallel degree (parallelism.cp)")->transform(positive);
     cmd->add_option("--ep", ep, "Expert-parallel degree, divides dp (parallelism.ep)")->transform(positive);
     cmd->add_option("--zero", zero, "ZeRO stage 0-3 (parallelism.zero)")->transform(integerIn(0, 3));
-    cmd->add_option("--schedule", schedule, "gpipe | 1f1b | interleaved (parallelism.schedule)");
+    cmd->add_option(
+        "--schedule", schedule, "gpipe | 1f1b | interleaved | zb1p | dualpipe | dualpipev (parallelism.schedule)");
     cmd->add_option("--virtual-stages", virtualStages, "Virtual stages per rank (parallelism.virtual_stages)")
         ->transform(positive);
     cmd->add_option("--sequence-parallel", sequenceParallel, "true | false (parallelism.sequence_parallel)");
