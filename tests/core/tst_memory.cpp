@@ -74,6 +74,33 @@ class TestMemory : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void dualPipeHoldsTwoStages()
+    {
+        // DualPipe (DeepSeek-V3 report §3.2.1; deepseek-ai/DualPipe README, "Parameter 2x"): rank s holds the
+        // stage s of one direction and the stage pp-1-s of the other, so its weights are the 1F1B weights of those
+        // two stages together; DualPipeV's V puts chunks s and 2pp-1-s on rank s and keeps one copy in all.
+        const std::vector<std::string> plan { "model.layers=8", "parallelism.pp=4", "parallelism.dp=1",
+            "parallelism.tp=1", "parallelism.cp=1", "parallelism.virtual_stages=1", "parallelism.zero=0",
+            "training.global_batch=8", "training.micro_batch=1" };
+        auto with = [&](const char* schedule) {
+            std::vector<std::string> sets = plan;
+            sets.push_back(std::string("parallelism.schedule=") + schedule);
+            return synth("llama3-8b", sets);
+        };
+        const auto oneF = with("1f1b"), dual = with("dualpipe"), dualV = with("dualpipev");
+        QVERIFY(oneF && dual && dualV);
+        QCOMPARE(int(oneF->summaries.size()), 4);
+        QCOMPARE(int(dual->summaries.size()), 4);
+        int64_t oneTotal = 0, vTotal = 0;
+        for (int s = 0; s < 4; ++s) {
+            QCOMPARE(dual->summaries[size_t(s)].weightBytes,
+                oneF->summaries[size_t(s)].weightBytes + oneF->summaries[size_t(3 - s)].weightBytes);
+            oneTotal += oneF->summaries[size_t(s)].weightBytes;
+            vTotal += dualV->summaries[size_t(s)].weightBytes;
+        }
+        QCOMPARE(vTotal, oneTotal);
+    }
+
     void korthikantiActivations_data()
     {
         QTest::addColumn<int>("tp");

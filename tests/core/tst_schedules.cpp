@@ -103,6 +103,48 @@ private Q_SLOTS:
         QVERIFY(scheduleOrder(shape, 0).empty());
     }
 
+    void activationsInFlight_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("microBatches");
+        QTest::addColumn<QString>("expected"); // the most chunk forwards whose backward has not run, per rank
+        // deepseek-ai/DualPipe README, "Pipeline Bubbles and Memory Usage Comparison": activation PP for 1F1B and
+        // ZB1P (rank s of 1F1B holds pp - s: Narayanan et al. 2021, §2.2), PP + 1 for DualPipe on every rank.
+        // DualPipeV runs chunks of half a stage: 2 PP + 1 of them is the README's PP + 1 in stage units, rounded up.
+        QTest::newRow("1f1b pp4 m10") << int(Schedule::OneFOneB) << 4 << 10 << QStringLiteral("4 3 2 1");
+        QTest::newRow("zb1p pp4 m10") << int(Schedule::ZeroBubbleH1) << 4 << 10 << QStringLiteral("4 3 2 1");
+        QTest::newRow("zb1p pp8 m20") << int(Schedule::ZeroBubbleH1) << 8 << 20 << QStringLiteral("8 7 6 5 4 3 2 1");
+        QTest::newRow("dualpipe pp4 m10") << int(Schedule::DualPipe) << 4 << 10 << QStringLiteral("5 5 5 5");
+        QTest::newRow("dualpipe pp8 m20") << int(Schedule::DualPipe) << 8 << 20 << QStringLiteral("9 9 9 9 9 9 9 9");
+        QTest::newRow("dualpipev pp4 m10") << int(Schedule::DualPipeV) << 4 << 10 << QStringLiteral("9 9 9 9");
+    }
+
+    void activationsInFlight()
+    {
+        QFETCH(int, schedule);
+        QFETCH(int, pp);
+        QFETCH(int, microBatches);
+        QFETCH(QString, expected);
+        ScheduleShape shape;
+        shape.schedule = static_cast<Schedule>(schedule);
+        shape.pp = pp;
+        shape.virtualStages = shape.schedule == Schedule::DualPipeV ? 2 : 1;
+        shape.microBatches = microBatches;
+        QStringList most;
+        for (int r = 0; r < pp; ++r) {
+            int live = 0, peak = 0;
+            for (const ScheduleUnit& u : scheduleOrder(shape, r)) {
+                if (u.pass == UnitPass::Forward)
+                    peak = std::max(peak, ++live);
+                else if (u.pass != UnitPass::BackwardWeight)
+                    --live; // the whole backward or its input-gradient part frees the forward's activations
+            }
+            most << QString::number(peak);
+        }
+        QCOMPARE(most.join(QLatin1Char(' ')), expected);
+    }
+
     void everyPassOnce_data()
     {
         QTest::addColumn<int>("schedule");
