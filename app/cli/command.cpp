@@ -62,7 +62,7 @@ void ConfigFlags::addOverrides(CLI::App* cmd, bool withName)
     cmd->add_option("--global-batch", globalBatch, "Sequences per iteration (training.global_batch)")
         ->transform(positive);
     cmd->add_option("--recompute", recompute, "none | selective | full (training.recompute)");
-    cmd->add_option("--precision", precision, "fp32 | fp16 | bf16 (training.precision)");
+    cmd->add_option("--precision", precision, "fp32 | fp16 | bf16 | fp8 (training.precision)");
     if (withName)
         cmd->add_option("--name", name, "Workload name, used for output files (name)");
     cmd->add_option("--max-nodes", maxNodes,

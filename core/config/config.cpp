@@ -29,6 +29,8 @@ const char* toString(Precision p)
         return "fp16";
     case Precision::Bf16:
         return "bf16";
+    case Precision::Fp8:
+        return "fp8";
     }
     return "?";
 }
@@ -44,6 +46,35 @@ const char* toString(Recompute r)
         return "full";
     }
     return "?";
+}
+
+namespace {
+    struct ModuleName
+    {
+        std::string_view name;
+        uint8_t bit;
+    };
+    constexpr ModuleName kModuleNames[] { { "core_attn", recompute_module::kCoreAttn },
+        { "layernorm", recompute_module::kLayernorm }, { "mla_up_proj", recompute_module::kMlaUpProj },
+        { "mlp", recompute_module::kMlp }, { "moe", recompute_module::kMoe }, { "moe_act", recompute_module::kMoeAct },
+        { "shared_experts", recompute_module::kSharedExperts } };
+} // namespace
+
+std::vector<std::string> recomputeModuleNames(uint8_t mask)
+{
+    std::vector<std::string> names;
+    for (const ModuleName& m : kModuleNames)
+        if (mask & m.bit)
+            names.emplace_back(m.name);
+    return names;
+}
+
+uint8_t recomputeModuleBit(std::string_view name)
+{
+    for (const ModuleName& m : kModuleNames)
+        if (m.name == name)
+            return m.bit;
+    return 0;
 }
 
 const char* toString(Schedule s)

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stagecraft {
@@ -19,14 +20,37 @@ enum class Precision
 {
     Fp32,
     Fp16,
-    Bf16
+    Bf16,
+    /// FP8 training (Transformer Engine's FP8 GEMMs, Megatron-LM's --fp8-format): bf16 mixed precision whose linear
+    /// layers run in FP8 and keep their saved inputs in FP8 (model/op.h, fp8Gemm); training.precision only.
+    Fp8
 };
 enum class Recompute
 {
     None,
-    Selective,
+    Selective, ///< the modules of TrainingConfig::recomputeModules (Megatron-LM's --recompute-granularity selective)
     Full
 };
+/// The parts of a decoder layer that `recompute: selective` can re-run: Megatron-LM's --recompute-modules names
+/// (megatron/core/transformer/transformer_config.py at d98e8a64, `recompute_modules`), as bits of a mask.
+namespace recompute_module {
+    inline constexpr uint8_t kCoreAttn = 1; ///< core_attn: scores, softmax, dropout, context (Megatron's default)
+    inline constexpr uint8_t kLayernorm = 2; ///< layernorm: the input and pre-MLP norms of a layer
+    inline constexpr uint8_t kMlaUpProj = 4; ///< mla_up_proj: MLA's q and kv up-projections and their RoPE
+    inline constexpr uint8_t kMlp = 8; ///< mlp: the dense MLP of a dense layer
+    inline constexpr uint8_t kMoe = 16; ///< moe: a whole MoE layer (router, dispatch, experts, combine, shared)
+    inline constexpr uint8_t kMoeAct = 32; ///< moe_act: the routed experts' activation function
+    inline constexpr uint8_t kSharedExperts = 64; ///< shared_experts: the shared expert's MLP
+    /// Megatron re-runs these with output-discarding checkpoints (CheckpointWithoutOutput): the module's output is
+    /// not kept either, and its consumers' backward reads the recomputed value. The others keep their output (the
+    /// consumer saved it) and re-run only their inside.
+    inline constexpr uint8_t kOutputDiscarding = kLayernorm | kMlaUpProj | kMoeAct;
+    inline constexpr uint8_t kAll = 127;
+} // namespace recompute_module
+/// The Megatron-LM names of a module mask, in the order of recompute_module ("core_attn", "layernorm", ...).
+std::vector<std::string> recomputeModuleNames(uint8_t mask);
+/// The bit of one Megatron-LM module name; 0 when the name is unknown.
+uint8_t recomputeModuleBit(std::string_view name);
 /// Core attention kernel (YAML `model.attention`).
 enum class AttentionKernel
 {
@@ -149,6 +173,9 @@ struct TrainingConfig
     Precision precision = Precision::Bf16; ///< 16-bit means mixed precision with fp32 master weights
     std::string optimizer = "adam";
     Recompute recompute = Recompute::None;
+    /// What `recompute: selective` re-runs (recompute_module bits; YAML `recompute_modules`, default Megatron's
+    /// ["core_attn"]).
+    uint8_t recomputeModules = recompute_module::kCoreAttn;
     Precision mainGradDtype = Precision::Fp32; ///< gradient accumulation buffer (Megatron's main_grad)
     Precision gradReduceDtype = Precision::Fp32; ///< dtype of the data-parallel gradient reduction
     /// The weight-gradient GEMM accumulates into main_grad itself (Megatron-LM --gradient-accumulation-fusion, on
@@ -334,7 +361,8 @@ const char* toString(Workload w);
 const char* toString(InferencePhases p);
 const char* toString(KvCacheDtype d);
 
-/// Bytes per element of a precision's compute dtype (fp32: 4, fp16/bf16: 2).
+/// Bytes per element of a precision's compute dtype (fp32: 4, fp16/bf16: 2; fp8 training keeps its weights and
+/// the activations outside FP8 GEMMs in bf16: 2).
 inline int bytesPerElement(Precision p)
 {
     return p == Precision::Fp32 ? 4 : 2;

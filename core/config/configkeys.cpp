@@ -92,12 +92,26 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "Sequences per micro-batch per data-parallel replica. Micro-batches per iteration: "
             "`global_batch / (micro_batch*dp)`." },
         { "training.precision", "bf16", false,
-            "`fp32`, `fp16` or `bf16`. 16-bit means mixed precision: 16-bit weights and activations, fp32 master "
-            "weights and Adam moments; weight gradients follow `main_grad_dtype`." },
+            "`fp32`, `fp16`, `bf16` or `fp8`. 16-bit means mixed precision: 16-bit weights and activations, fp32 "
+            "master weights and Adam moments; weight gradients follow `main_grad_dtype`. `fp8` is FP8 training as "
+            "Transformer Engine runs it (Megatron-LM's `--fp8-format`): bf16 mixed precision whose linear layers "
+            "(attention and MLP projections, experts) run their forward and both backward GEMMs at the GPU's FP8 "
+            "peak times its `gemm_fp8_efficiency`; activations that only those GEMMs read are kept in FP8, every "
+            "such weight gets FP8 copies (row- and column-wise, 2 bytes per parameter); the embedding, the output "
+            "head, the router, norms and attention stay in bf16, the expert dispatch too. Needs a GPU with an FP8 "
+            "peak (not the A100); serving with `fp8` is modelled as bf16, with a warning." },
         { "training.optimizer", "adam", false, "`adam`, the only optimizer modelled (fp32 moments m and v)." },
         { "training.recompute", "none", false,
-            "Activation recompute: `none`, `selective` (the core attention: scores, softmax, dropout, context) or "
-            "`full` (each decoder layer's forward is re-run before its backward)." },
+            "Activation recompute: `none`, `selective` (the modules of `recompute_modules`; by default the core "
+            "attention: scores, softmax, dropout, context) or `full` (each decoder layer's forward is re-run before "
+            "its backward)." },
+        { "training.recompute_modules", "[core_attn]", false,
+            "What `recompute: selective` re-runs, by Megatron-LM's `--recompute-modules` names: `core_attn`, "
+            "`layernorm` (a layer's input and pre-MLP norms), `mla_up_proj` (MLA's q and kv up-projections and their "
+            "RoPE), `mlp` (a dense layer's MLP), `moe` (a whole MoE layer, its all-to-all included), `moe_act` (the "
+            "experts' activation function) and `shared_experts`. `layernorm`, `mla_up_proj` and `moe_act` keep no "
+            "output either (Megatron's output-discarding checkpoints); the others keep their output and re-run "
+            "their inside." },
         { "training.main_grad_dtype", "fp32", false,
             "Dtype of the gradient buffer the backward pass accumulates into (Megatron's `main_grad`): `fp32` or the "
             "training precision. 16-bit training with fp32 main gradients keeps 2 + 4 + 12 = 18 bytes per "

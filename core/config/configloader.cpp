@@ -41,7 +41,7 @@ namespace {
         "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "first_dense_layers", "mtp_modules",
         "moe_capacity_factor", "moe_routing_imbalance" };
     const std::vector<std::string_view> kTrainingKeys { "global_batch", "micro_batch", "precision", "optimizer",
-        "recompute", "main_grad_dtype", "grad_reduce_dtype", "gradient_accumulation_fusion" };
+        "recompute", "recompute_modules", "main_grad_dtype", "grad_reduce_dtype", "gradient_accumulation_fusion" };
     const std::vector<std::string_view> kParallelismKeys { "dp", "tp", "pp", "cp", "ep", "sequence_parallel", "zero",
         "schedule", "virtual_stages", "rank_order", "gradient_bucket_mb", "expert_tp", "first_stage_layers",
         "last_stage_layers", "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split",
@@ -106,11 +106,15 @@ namespace {
     const std::vector<EnumName<Family>> kFamilies { { "gpt", Family::Gpt }, { "llama", Family::Llama },
         { "moe", Family::Moe } };
     const std::vector<EnumName<Precision>> kPrecisions { { "fp32", Precision::Fp32 }, { "fp16", Precision::Fp16 },
-        { "bf16", Precision::Bf16 } };
+        { "bf16", Precision::Bf16 }, { "fp8", Precision::Fp8 } };
     const std::vector<EnumName<AttentionKernel>> kAttentionKernels { { "flash", AttentionKernel::Flash },
         { "eager", AttentionKernel::Eager } };
     const std::vector<EnumName<Recompute>> kRecomputes { { "none", Recompute::None },
         { "selective", Recompute::Selective }, { "full", Recompute::Full } };
+    const std::vector<EnumName<uint8_t>> kRecomputeModules { { "core_attn", recompute_module::kCoreAttn },
+        { "layernorm", recompute_module::kLayernorm }, { "mla_up_proj", recompute_module::kMlaUpProj },
+        { "mlp", recompute_module::kMlp }, { "moe", recompute_module::kMoe }, { "moe_act", recompute_module::kMoeAct },
+        { "shared_experts", recompute_module::kSharedExperts } };
     const std::vector<EnumName<Schedule>> kSchedules { { "gpipe", Schedule::GPipe }, { "1f1b", Schedule::OneFOneB },
         { "interleaved", Schedule::Interleaved }, { "zb1p", Schedule::ZeroBubbleH1 },
         { "dualpipe", Schedule::DualPipe }, { "dualpipev", Schedule::DualPipeV } };
@@ -648,6 +652,8 @@ namespace {
             readEnum(s.get("precision"), "training.precision", kPrecisions, t.precision);
             readString(s.get("optimizer"), "training.optimizer", t.optimizer);
             readEnum(s.get("recompute"), "training.recompute", kRecomputes, t.recompute);
+            if (const Entry* modules = s.get("recompute_modules"))
+                readRecomputeModules(modules->value, t.recomputeModules);
             readEnum(s.get("main_grad_dtype"), "training.main_grad_dtype", kPrecisions, t.mainGradDtype);
             readEnum(s.get("grad_reduce_dtype"), "training.grad_reduce_dtype", kPrecisions, t.gradReduceDtype);
             readBool(s.get("gradient_accumulation_fusion"), "training.gradient_accumulation_fusion",
@@ -708,6 +714,29 @@ namespace {
             readInteger(s.get("microbatch_group_size"), "parallelism.microbatch_group_size", 0, p.microBatchGroupSize);
             readBool(s.get("overlap_moe_expert_parallel_comm"), "parallelism.overlap_moe_expert_parallel_comm",
                 p.overlapMoeExpertParallelComm);
+        }
+
+        void readRecomputeModules(const ConfigNode& value, uint8_t& out)
+        {
+            const std::string keyPath = "training.recompute_modules";
+            if (value.kind != Kind::Sequence) {
+                error(value.location, keyPath,
+                    "expected a list of Megatron-LM recompute module names like [core_attn, mlp], found "
+                        + describe(value));
+                return;
+            }
+            uint8_t mask = 0;
+            bool ok = true;
+            for (const ConfigNode& item : value.items) {
+                const Entry element { {}, item.location, item };
+                uint8_t bit = 0;
+                if (readEnum(&element, keyPath, kRecomputeModules, bit))
+                    mask |= bit;
+                else
+                    ok = false;
+            }
+            if (ok)
+                out = mask;
         }
 
         void readRankOrder(const ConfigNode& value, std::vector<MeshAxis>& out)

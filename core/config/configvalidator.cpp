@@ -255,6 +255,44 @@ namespace {
         }
     }
 
+    /// training.recompute_modules, with Megatron-LM's checks (transformer_config.py at d98e8a64) and one more: a
+    /// module the model does not have would recompute nothing, which is a mistake rather than a plan.
+    void validateRecomputeModules(const Config& c, Validator& v)
+    {
+        const TrainingConfig& t = c.training;
+        const ModelConfig& m = c.model;
+        const char* key = "training.recompute_modules";
+        namespace rm = recompute_module;
+        // Megatron-LM ignores the list without selective recompute; so do we, but say so (a preset's list stays
+        // when --recompute switches the policy).
+        if (t.recomputeModules != rm::kCoreAttn && t.recompute != Recompute::Selective && !isInference(c)) {
+            v.warning(key,
+                std::string("recompute_modules chooses what recompute selective re-runs; recompute is ")
+                    + toString(t.recompute) + ", so the list is ignored");
+            return;
+        }
+        if (t.recompute != Recompute::Selective)
+            return;
+        if (t.recomputeModules == 0) {
+            v.error(key, "an empty list re-runs nothing: expected at least one module, or recompute none");
+            return;
+        }
+        const bool moe = m.family == Family::Moe;
+        auto absent = [&](uint8_t bit, bool present, const std::string& why) {
+            if ((t.recomputeModules & bit) && !present)
+                v.error(key, recomputeModuleNames(bit).front() + " " + why);
+        };
+        absent(rm::kMlaUpProj, usesMla(m),
+            "needs multi-latent attention (model.kv_lora_rank > 0), as Megatron-LM requires");
+        absent(rm::kMoe, moe, "needs a moe model: this model has no MoE layers");
+        absent(rm::kMoeAct, moe, "needs a moe model: this model has no routed experts");
+        absent(rm::kSharedExperts, moe && m.sharedExpertFfnHidden > 0,
+            "needs a moe model with a shared expert (model.shared_expert_ffn_hidden > 0)");
+        absent(rm::kMlp, !moe || m.firstDenseLayers > 0,
+            "recomputes the MLP of dense layers, and every layer of this model is an MoE layer: use moe or "
+            "moe_act");
+    }
+
     void validateTraining(const Config& c, Validator& v)
     {
         const TrainingConfig& t = c.training;
@@ -272,13 +310,16 @@ namespace {
         // Megatron-LM keeps gradients either in fp32 or in the parameters' dtype (param_and_grad_buffer.py), and
         // reduces them in fp32 only from fp32 main gradients (arguments.py asserts it for
         // --accumulate-allreduce-grads-in-fp32): the reduction is never wider than the buffer it reduces.
-        const std::string precision = toString(t.precision);
-        const std::string expected = t.precision == Precision::Fp32 ? std::string("fp32 (training.precision is fp32)")
-                                                                    : "fp32 or the training precision " + precision;
-        const bool mainOk = t.mainGradDtype == Precision::Fp32 || t.mainGradDtype == t.precision;
+        // FP8 training keeps its weights, and so its gradients, in bf16.
+        const Precision weights = t.precision == Precision::Fp8 ? Precision::Bf16 : t.precision;
+        const std::string precision = toString(weights);
+        const std::string expected = weights == Precision::Fp32 ? std::string("fp32 (training.precision is fp32)")
+            : t.precision == Precision::Fp8 ? std::string("fp32 or bf16 (fp8 training keeps bf16 weights)")
+                                            : "fp32 or the training precision " + precision;
+        const bool mainOk = t.mainGradDtype == Precision::Fp32 || t.mainGradDtype == weights;
         if (!mainOk)
             v.error("training.main_grad_dtype", "expected " + expected + ", found " + toString(t.mainGradDtype));
-        if (t.gradReduceDtype != Precision::Fp32 && t.gradReduceDtype != t.precision)
+        if (t.gradReduceDtype != Precision::Fp32 && t.gradReduceDtype != weights)
             v.error("training.grad_reduce_dtype", "expected " + expected + ", found " + toString(t.gradReduceDtype));
         else if (mainOk && bytesPerElement(t.gradReduceDtype) > bytesPerElement(t.mainGradDtype))
             v.error("training.grad_reduce_dtype",
@@ -287,6 +328,7 @@ namespace {
                     + " would be wider than the gradients it reduces (Megatron-LM reduces in fp32 only from fp32 "
                       "main gradients), found "
                     + toString(t.gradReduceDtype));
+        validateRecomputeModules(c, v);
     }
 
     /// Serving (workload: inference). The training keys that change what a forward-only program is are refused
@@ -358,6 +400,10 @@ namespace {
         if (p.zero != 0)
             v.error("parallelism.zero",
                 "zero=" + str(p.zero) + " shards training state; inference holds its weights whole, expected 0");
+        if (c.training.precision == Precision::Fp8)
+            v.warning("training.precision",
+                "precision fp8 is FP8 training (FP8 GEMMs with bf16 weights); FP8 serving is not modelled, so this "
+                "serves in bf16 (inference.kv_cache_dtype fp8 keeps the KV cache in FP8)");
         if (c.training.recompute != Recompute::None)
             v.error("training.recompute",
                 std::string("recompute ") + toString(c.training.recompute)

@@ -95,6 +95,11 @@ std::string toYaml(const Config& c)
     out += std::string("  precision: ") + toString(t.precision) + "\n";
     out += "  optimizer: " + quoted(t.optimizer) + "\n";
     out += std::string("  recompute: ") + toString(t.recompute) + "\n";
+    out += "  recompute_modules: [";
+    const std::vector<std::string> names = recomputeModuleNames(t.recomputeModules);
+    for (size_t i = 0; i < names.size(); ++i)
+        out += (i ? ", " : "") + names[i];
+    out += "]\n";
     out += std::string("  main_grad_dtype: ") + toString(t.mainGradDtype) + "\n";
     out += std::string("  grad_reduce_dtype: ") + toString(t.gradReduceDtype) + "\n";
     out += std::string("  gradient_accumulation_fusion: ") + boolText(t.gradientAccumulationFusion) + "\n";

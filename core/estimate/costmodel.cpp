@@ -51,6 +51,14 @@ HardwareRates hardwareRates(const Config& config, const GpuSpec& gpu, const Esti
     r.kernels.flashForward = gpu.flashForwardEfficiency * flashScale;
     r.kernels.flashBackward = std::min(1.0, gpu.flashBackwardEfficiency * flashScale);
     r.kernels.hbm = orPreset(cl.hbmEfficiency, gpu.hbmEfficiency);
+    if (config.training.precision == Precision::Fp8 && !isInference(config)) {
+        // FP8 GEMMs need an fp8 peak and a measured FP8 GEMM efficiency: without them no rate (the callers report
+        // "no peak FLOP/s for precision fp8").
+        r.kernels.fp8PeakFlops = gpu.fp8Flops;
+        r.kernels.gemmFp8 = gpu.gemmFp8Efficiency;
+        if (!(gpu.fp8Flops > 0) || !(gpu.gemmFp8Efficiency > 0))
+            r.peakFlops = 0;
+    }
     if (options.flatComputeEfficiency > 0) {
         r.kernels.gemm = r.kernels.flashForward = r.kernels.flashBackward = options.flatComputeEfficiency;
         r.kernels.hbm = 1;

@@ -15,6 +15,7 @@ double GpuSpec::peakFlops(Precision precision) const
     case Precision::Fp16:
         return fp16Flops;
     case Precision::Bf16:
+    case Precision::Fp8: // the FP8 GEMMs run at fp8Flops (kernelmodel.h); every other op in bf16
         return bf16Flops;
     }
     return 0;
@@ -114,8 +115,13 @@ std::optional<GpuSpec> parseGpuSpec(std::string_view yamlText, std::string& erro
             || !readNumber(kernels, "gemm_efficiency", true, spec.gemmEfficiency, error)
             || !readNumber(kernels, "flash_forward_efficiency", true, spec.flashForwardEfficiency, error)
             || !readNumber(kernels, "flash_backward_efficiency", true, spec.flashBackwardEfficiency, error)
-            || !readNumber(kernels, "hbm_efficiency", true, spec.hbmEfficiency, error))
+            || !readNumber(kernels, "hbm_efficiency", true, spec.hbmEfficiency, error)
+            || !readNumber(kernels, "gemm_fp8_efficiency", false, spec.gemmFp8Efficiency, error))
             return std::nullopt;
+        if (spec.gemmFp8Efficiency < 0 || spec.gemmFp8Efficiency > 1 || (spec.gemmFp8Efficiency > 0 && fp8 <= 0)) {
+            error = "kernels.gemm_fp8_efficiency must be in (0, 1], and only for a GPU with an fp8 peak";
+            return std::nullopt;
+        }
         for (double f :
             { spec.gemmEfficiency, spec.flashForwardEfficiency, spec.flashBackwardEfficiency, spec.hbmEfficiency })
             if (!(f > 0 && f <= 1)) {

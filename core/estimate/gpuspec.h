@@ -32,12 +32,13 @@ struct GpuSpec
     int64_t gemmTile = 128; ///< side of the output tile of a large GEMM kernel (tile quantization)
     int64_t gemmKOverhead = 64; ///< K-depth a GEMM loses to its prologue and epilogue (efficiency K / (K + this))
     double gemmEfficiency = 0; ///< fraction of dense peak the best large GEMM reaches
+    double gemmFp8Efficiency = 0; ///< the same for an FP8 GEMM, of the fp8 peak; 0 = no FP8 training
     double flashForwardEfficiency = 0; ///< fraction of dense peak of the FlashAttention forward kernel
     double flashBackwardEfficiency = 0; ///< of its backward kernel
     double hbmEfficiency = 0; ///< fraction of HBM bandwidth a memory-bound kernel reaches
 
     /// Dense peak FLOP/s for the compute dtype of `precision` (fp32 -> FP32 without tensor cores; fp16/bf16 ->
-    /// the tensor-core figure). 0 when undefined.
+    /// the tensor-core figure; fp8 -> bf16's, the dtype of everything but its FP8 GEMMs). 0 when undefined.
     double peakFlops(Precision precision) const;
 };
 
@@ -50,8 +51,8 @@ std::string unknownGpuMessage(std::string_view name);
 
 /// Parses one GPU preset document (the format of resources/gpus/*.yaml: name, dense_tflops.{fp32,tf32,bf16,
 /// fp16,fp8}, hbm_gib, hbm_bandwidth_gbps, kernels.{sm_count, gemm_tile, gemm_k_overhead, gemm_efficiency,
-/// flash_forward_efficiency, flash_backward_efficiency, hbm_efficiency}). Returns nullopt and sets `error` on malformed
-/// or missing fields. Never throws.
+/// flash_forward_efficiency, flash_backward_efficiency, hbm_efficiency, and optionally gemm_fp8_efficiency}). Returns
+/// nullopt and sets `error` on malformed or missing fields. Never throws.
 std::optional<GpuSpec> parseGpuSpec(std::string_view yamlText, std::string& error);
 
 } // namespace stagecraft

@@ -82,7 +82,10 @@ std::vector<double> opFlopRates(
         case OpKind::MatMul:
         case OpKind::AttentionScores:
         case OpKind::AttentionContext:
-            rates[i] = peakFlops * gemmEfficiency(gemmShapeOf(op, plan), gpu, efficiency.gemm);
+            if (efficiency.fp8PeakFlops > 0 && fp8Gemm(op))
+                rates[i] = efficiency.fp8PeakFlops * gemmEfficiency(gemmShapeOf(op, plan), gpu, efficiency.gemmFp8);
+            else
+                rates[i] = peakFlops * gemmEfficiency(gemmShapeOf(op, plan), gpu, efficiency.gemm);
             break;
         case OpKind::FlashAttention:
             rates[i] = peakFlops * (op.pass == Pass::Backward ? efficiency.flashBackward : efficiency.flashForward);

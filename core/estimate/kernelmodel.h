@@ -42,6 +42,10 @@ struct KernelEfficiency
     double flashForward = 0;
     double flashBackward = 0;
     double hbm = 0; ///< fraction of HBM bandwidth of a memory-bound kernel
+    /// FP8 training: the FP8 GEMMs (model/op.h, fp8Gemm) run at this peak times gemmFp8 x their shape's factor;
+    /// 0 = no FP8 GEMMs.
+    double fp8PeakFlops = 0;
+    double gemmFp8 = 0;
 };
 
 /// The FLOP/s each op of `plan`'s graph computes at on one rank (index = op): GEMMs at

@@ -400,6 +400,7 @@ DistributionPlan* ReducedPlanCache::find(const Config& config)
     for (Entry& e : m_entries)
         if (samePlan(e.config, config)) {
             e.plan->config.training.recompute = config.training.recompute; // read by the program builder only
+            e.plan->config.training.recomputeModules = config.training.recomputeModules;
             return e.plan.get();
         }
     return nullptr;
@@ -417,6 +418,7 @@ bool ReducedPlanCache::samePlan(const Config& a, const Config& b)
 {
     Config x = a;
     x.training.recompute = b.training.recompute;
+    x.training.recomputeModules = b.training.recomputeModules;
     return x == b;
 }
 

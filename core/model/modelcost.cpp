@@ -88,10 +88,13 @@ bool computeModelCost(
     b.set(ModelSymbols::get().batch, 1);
     // Recompute: what the policy re-runs plus what fused attention kernels re-run in their backward; the
     // backward count below leaves the latter out, so forward + backward are model FLOPs (PaLM appendix B).
-    const Expr recompute = (config.training.recompute == Recompute::Full               ? graph.fullRecomputeFlops
-                                   : config.training.recompute == Recompute::Selective ? graph.selectiveRecomputeFlops
-                                                                                       : Expr(0))
-        + graph.kernelRecomputeFlops;
+    Expr recompute = graph.kernelRecomputeFlops;
+    if (config.training.recompute == Recompute::Full)
+        recompute += graph.fullRecomputeFlops;
+    else if (config.training.recompute == Recompute::Selective)
+        for (const auto& [modules, flops] : graph.moduleRecomputeFlops)
+            if (modules & config.training.recomputeModules)
+                recompute += flops;
     ModelCost c;
     c.microBatches = microBatchesPerIteration(config);
     int64_t forward = 0, backward = 0, recomputed = 0;

@@ -4,6 +4,7 @@
 #include "model/modelsymbols.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -144,6 +145,13 @@ namespace {
             return id;
         }
 
+        /// An activation gradient's dtype: its tensor's, but 16-bit for one kept in FP8 (the data-gradient GEMM
+        /// writes bf16).
+        DType gradDtype(DType forward) const
+        {
+            return forward == DType::F8 ? m_act : forward;
+        }
+
         Operand in(TensorId t) const
         {
             return Operand { t, g_const().tensor(t).dims };
@@ -168,6 +176,7 @@ namespace {
             op.layer = m_layer;
             op.region = region;
             op.recompute = pass == Pass::Forward ? m_recompute : RecomputeClass::Never;
+            op.modules = pass == Pass::Forward ? m_modules : 0;
             op.inputs = std::move(inputs);
             op.outputs = std::move(outputs);
             op.space = std::move(space);
@@ -217,6 +226,35 @@ namespace {
             const Labels dims = g().tensor(x).dims; // a copy: weight() may reallocate the tensor list
             return fwd(OpKind::Norm, name, region, std::move(inputs), dims, dims,
                 constant(layerNorm ? flopcost::kLayerNormFwd : flopcost::kRmsNormFwd));
+        }
+
+        /// Adds recompute modules (recompute_module bits) to the forward ops built while it lives.
+        class ModuleScope
+        {
+        public:
+            ModuleScope(Builder& b, uint8_t modules)
+                : m_builder(b)
+                , m_saved(b.m_modules)
+            {
+                b.m_modules |= modules;
+            }
+            ~ModuleScope()
+            {
+                m_builder.m_modules = m_saved;
+            }
+            ModuleScope(const ModuleScope&) = delete;
+            ModuleScope& operator=(const ModuleScope&) = delete;
+
+        private:
+            Builder& m_builder;
+            uint8_t m_saved;
+        };
+
+        /// A decoder layer's input or pre-MLP norm: Megatron's `layernorm` recompute module.
+        TensorId layerNorm(const std::string& name, TensorId x)
+        {
+            ModuleScope module(*this, recompute_module::kLayernorm);
+            return norm(name, x);
         }
 
         TensorId dropout(const std::string& name, Region region, TensorId x)
@@ -294,10 +332,14 @@ namespace {
         void inferenceHead(TensorId x);
         TensorId decoderLayer(TensorId x);
         void headAndLoss(const std::string& prefix, TensorId xf, TensorId headWeight, bool tiedHead);
-        TensorId denseMlp(const std::string& prefix, TensorId x, Index ffn, Region region);
+        /// A dense MLP: a layer's (recompute module `mlp`) or the shared expert (`shared_experts`).
+        TensorId denseMlp(const std::string& prefix, TensorId x, Index ffn, Region region, uint8_t module);
         TensorId moeMlp(TensorId x);
         void differentiate();
         void optimizer();
+        /// FP8 training: the activations that only FP8 GEMMs read are kept in FP8, and the weights they read get
+        /// FP8 copies (Tensor::fp8Copies).
+        void storeGemmInputsInFp8();
 
         // Gradient bookkeeping for the reverse sweep.
         TensorId finalGrad(TensorId t, Region fallbackRegion);
@@ -318,6 +360,7 @@ namespace {
         TensorId m_nextTokens {}; ///< the token each sequence feeds to the next decode step
         int32_t m_layer = -1;
         RecomputeClass m_recompute = RecomputeClass::Never;
+        uint8_t m_modules = 0; ///< recompute modules of the ops being built (ModuleScope)
 
         struct Contribution
         {
@@ -353,6 +396,7 @@ namespace {
             qW = { I::QLora };
         }
         const Index qSrc = qW.front();
+        ModuleScope upProjection(*this, recompute_module::kMlaUpProj);
         TensorId qn = linear(p + ".q_nope", Region::Attention, qIn, { qSrc, I::Heads, I::HeadDim }, qd, false);
         TensorId qp = linear(p + ".q_rope", Region::Attention, qIn, { qSrc, I::Heads, I::RopeDim }, qr, false);
         qp = fwd(OpKind::Rope, p + ".rope_q", Region::Attention, { in(qp) }, qr, qr, constant(flopcost::kRope));
@@ -368,7 +412,7 @@ namespace {
         const bool mla = usesMla(m_model);
         const bool bias = gpt || m_model.qkvBias;
         const Expr context = Expr::symbol(sym.seq) + Expr(m_step);
-        TensorId xn = norm(p + ".norm", x);
+        TensorId xn = layerNorm(p + ".norm", x);
         const Labels qd { I::Batch, I::Token, I::Heads, I::HeadDim };
         const Labels kd { I::Batch, I::Token, I::KVHeads, I::HeadDim };
         const Labels vd { I::Batch, I::Token, I::KVHeads, I::VHeadDim };
@@ -464,7 +508,7 @@ namespace {
         const bool gpt = m_model.family == Family::Gpt;
         const bool mla = usesMla(m_model);
         const bool bias = gpt || m_model.qkvBias;
-        TensorId xn = norm(p + ".norm", x);
+        TensorId xn = layerNorm(p + ".norm", x);
         const Labels qd { I::Batch, m_seq, I::Heads, I::HeadDim };
         const Labels kd { I::Batch, m_seq, I::KVHeads, I::HeadDim };
         const Labels vd { I::Batch, m_seq, I::KVHeads, I::VHeadDim };
@@ -482,8 +526,10 @@ namespace {
                 { I::Batch, m_seq, I::KVLora }, false);
             const Labels kr { I::Batch, m_seq, I::RopeDim };
             TensorId kp = linear(p + ".k_rope", Region::Attention, in(xn), { I::Hidden, I::RopeDim }, kr, false);
-            kp = fwd(OpKind::Rope, p + ".rope_k", Region::Attention, { in(kp) }, kr, kr, constant(flopcost::kRope));
             TensorId ckvn = norm(p + ".kv_a_norm", ckv, Region::Attention, { I::KVLora });
+            // The kv up-projection and the RoPE of the key: Megatron's `mla_up_proj` recompute module.
+            ModuleScope upProjection(*this, recompute_module::kMlaUpProj);
+            kp = fwd(OpKind::Rope, p + ".rope_k", Region::Attention, { in(kp) }, kr, kr, constant(flopcost::kRope));
             // MLA has as many key/value heads as query heads (KVHead = Head).
             TensorId kn =
                 linear(p + ".k_nope", Region::Attention, in(ckvn), { I::KVLora, I::KVHeads, I::HeadDim }, kd, false);
@@ -511,8 +557,7 @@ namespace {
                 cache(k, v);
         }
         // Core attention: Q K^T, softmax, (dropout), P V. The S x S work; a causal kernel does half of it.
-        const RecomputeClass saved = m_recompute;
-        m_recompute = RecomputeClass::Selective;
+        std::optional<ModuleScope> coreAttention(std::in_place, *this, recompute_module::kCoreAttn);
         const AttentionCost cost = attentionCost();
         const Expr& mac = cost.mac;
         const Expr& causalHalf = cost.half;
@@ -541,7 +586,7 @@ namespace {
             ctx = fwd(OpKind::AttentionContext, p + ".context", Region::Attention, { in(probs), in(v, vSeq) }, ctxDims,
                 { I::Batch, I::Heads, m_seq, I::SeqKV, I::VHeadDim }, mac);
         }
-        m_recompute = saved;
+        coreAttention.reset();
         TensorId o = linear(p + ".o", Region::Attention, in(ctx), { I::Heads, I::VHeadDim, I::Hidden },
             { I::Batch, m_seq, I::Hidden }, gpt);
         if (gpt)
@@ -554,10 +599,10 @@ namespace {
         m_recompute = RecomputeClass::Full;
         x = attention(x);
         const std::string p = "L" + std::to_string(m_layer);
-        TensorId xn = norm(p + ".mlp.norm", x);
+        TensorId xn = layerNorm(p + ".mlp.norm", x);
         // An MTP module's layer (index >= layers) has the structure of the model's last layer.
         const bool moeLayer = m_model.family == Family::Moe && m_layer >= m_model.firstDenseLayers;
-        TensorId y = moeLayer ? moeMlp(xn) : denseMlp(p + ".mlp", xn, I::Ffn, Region::Mlp);
+        TensorId y = moeLayer ? moeMlp(xn) : denseMlp(p + ".mlp", xn, I::Ffn, Region::Mlp, recompute_module::kMlp);
         if (m_model.family == Family::Gpt)
             y = dropout(p + ".mlp.dropout", Region::Sequence, y);
         return add(p + ".mlp.residual", Region::Sequence, x, in(y));
@@ -592,8 +637,9 @@ namespace {
             g().ops[i].head = true;
     }
 
-    TensorId Builder::denseMlp(const std::string& p, TensorId xn, Index ffn, Region region)
+    TensorId Builder::denseMlp(const std::string& p, TensorId xn, Index ffn, Region region, uint8_t module)
     {
+        ModuleScope scope(*this, module);
         const Labels hidden { I::Batch, m_seq, ffn };
         if (m_model.family == Family::Gpt) {
             TensorId h = linear(p + ".fc1", region, in(xn), { I::Hidden, ffn }, hidden);
@@ -611,6 +657,7 @@ namespace {
     TensorId Builder::moeMlp(TensorId xn)
     {
         const std::string p = "L" + std::to_string(m_layer) + ".moe";
+        ModuleScope scope(*this, recompute_module::kMoe);
         const Labels tokens { I::Batch, m_seq, I::Hidden };
         TensorId wr = weight(p + ".router.weight", { I::Hidden, I::Experts });
         TensorId logits = matmul(p + ".router", Region::Router, in(xn), wr, { I::Batch, m_seq, I::Experts });
@@ -627,13 +674,17 @@ namespace {
         TensorId w2 = weight(p + ".experts.down.weight", { I::Experts, I::ExpertFfn, I::Hidden }, true);
         TensorId gate = matmul(p + ".experts.gate", Region::Expert, in(xe), w1, eh);
         TensorId up = matmul(p + ".experts.up", Region::Expert, in(xe), w3, eh);
-        TensorId a = fwd(OpKind::Activation, p + ".experts.swiglu", Region::Expert, { in(gate), in(up) }, eh, eh,
-            constant(flopcost::kSwigluFwd));
+        TensorId a;
+        {
+            ModuleScope activation(*this, recompute_module::kMoeAct);
+            a = fwd(OpKind::Activation, p + ".experts.swiglu", Region::Expert, { in(gate), in(up) }, eh, eh,
+                constant(flopcost::kSwigluFwd));
+        }
         TensorId ye = matmul(p + ".experts.down", Region::Expert, in(a), w2, routed);
         TensorId y = fwd(OpKind::Combine, p + ".combine", Region::Router, { in(ye), in(probs) }, tokens,
             { I::Batch, m_seq, I::TopK, I::Hidden }, constant(flopcost::kCombine));
         if (m_model.sharedExpertFfnHidden > 0) {
-            TensorId shared = denseMlp(p + ".shared", xn, I::SharedFfn, Region::Mlp);
+            TensorId shared = denseMlp(p + ".shared", xn, I::SharedFfn, Region::Mlp, recompute_module::kSharedExperts);
             y = add(p + ".shared_add", Region::Sequence, y, in(shared));
         }
         return y;
@@ -775,6 +826,8 @@ namespace {
 
         m_graph->firstBackwardOp = static_cast<int32_t>(m_graph->ops.size());
         differentiate();
+        if (m_graph->precision == Precision::Fp8)
+            storeGemmInputsInFp8(); // after the backward: its readers count too
         m_graph->firstOptimizerOp = static_cast<int32_t>(m_graph->ops.size());
         for (int32_t i = m_graph->firstBackwardOp; i < m_graph->firstOptimizerOp; ++i) {
             Op& op = m_graph->ops[static_cast<size_t>(i)];
@@ -797,8 +850,8 @@ namespace {
             total += f;
             if (op.pass == Pass::Forward && op.recompute != RecomputeClass::Never)
                 g.fullRecomputeFlops += f;
-            if (op.pass == Pass::Forward && op.recompute == RecomputeClass::Selective)
-                g.selectiveRecomputeFlops += f;
+            if (op.pass == Pass::Forward && op.modules != 0)
+                g.moduleRecomputeFlops[op.modules] += f;
             if (!op.kernelRecomputePerPoint.isZero()) {
                 Expr recomputed = op.kernelRecomputePerPoint;
                 for (Index i : op.space)
@@ -831,7 +884,8 @@ namespace {
                 if (c.region != region)
                     region = fallbackRegion;
             const Tensor src = g().tensor(t); // a copy: newTensor() may reallocate the tensor list
-            result = newTensor("d:" + src.name, src.dims, TensorRole::ActivationGrad, src.layer, src.dtype, false);
+            result = newTensor(
+                "d:" + src.name, src.dims, TensorRole::ActivationGrad, src.layer, gradDtype(src.dtype), false);
             std::vector<Operand> inputs;
             for (const Contribution& c : parts)
                 inputs.push_back(in(c.grad, src.dims));
@@ -861,8 +915,8 @@ namespace {
                     const TensorId wg = g().weightGrads[static_cast<size_t>(g().weightIndex(x.tensor))];
                     return Operand { wg, x.labels };
                 }
-                TensorId d =
-                    newTensor("d:" + t.name + suffix, t.dims, TensorRole::ActivationGrad, fop.layer, t.dtype, false);
+                TensorId d = newTensor(
+                    "d:" + t.name + suffix, t.dims, TensorRole::ActivationGrad, fop.layer, gradDtype(t.dtype), false);
                 return Operand { d, x.labels };
             };
             auto needsGrad = [&](const Operand& x) { return g().tensor(x.tensor).requiresGrad; };
@@ -1060,6 +1114,41 @@ namespace {
             Operand wo = in(w);
             addOp(OpKind::Optimizer, t.name + ".adam", Region::Optimizer, { wo, in(g().weightGrads[i]) }, { wo },
                 t.dims, Expr(flopcost::kAdam), Pass::Optimizer);
+        }
+    }
+
+    void Builder::storeGemmInputsInFp8()
+    {
+        // Transformer Engine quantizes a linear layer's input to FP8 for its GEMM and saves the FP8 copy for the
+        // backward (TE's Linear and LayerNormLinear; DeepSeek-V3 report §3.3.3, "cache the activations in FP8 for
+        // the backward pass of the Linear operator"); a norm or activation feeding only linear layers writes FP8
+        // directly (TE's fused LayerNormLinear, LayerNormMLP). So an activation whose every reader is an FP8 GEMM
+        // lives in FP8 (1 byte), also on the wire of a sequence-parallel all-gather before it. One read by another
+        // op as well, forward or backward (the attention output, which the flash backward reads), stays bf16, its
+        // FP8 copy left out. The
+        // expert dispatch stays bf16 (Megatron-Core's moe_dispatch_fwd_dtype default, transformer_config.py at
+        // d98e8a64): the tokens are quantized after the all-to-all.
+        ModelGraph& graph = g();
+        const size_t n = graph.tensors.size();
+        std::vector<int32_t> gemmReads(n, 0), otherReads(n, 0);
+        std::vector<OpKind> producer(n, OpKind::Add);
+        for (const Op& op : graph.ops) {
+            if (op.pass == Pass::Optimizer)
+                continue;
+            for (const Operand& x : op.inputs)
+                ++(fp8Gemm(op) ? gemmReads : otherReads)[static_cast<size_t>(x.tensor.value)];
+            for (const Operand& y : op.outputs)
+                producer[static_cast<size_t>(y.tensor.value)] = op.kind;
+        }
+        for (size_t t = 0; t < n; ++t) {
+            Tensor& tensor = graph.tensors[t];
+            if (gemmReads[t] == 0)
+                continue;
+            if (tensor.role == TensorRole::Weight)
+                tensor.fp8Copies = true;
+            else if (tensor.role == TensorRole::Activation && otherReads[t] == 0 && tensor.dtype == m_act
+                && producer[t] != OpKind::Dispatch)
+                tensor.dtype = DType::F8;
         }
     }
 

@@ -5,6 +5,7 @@
 #include "model/op.h"
 #include "model/tensor.h"
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -53,7 +54,9 @@ public:
     Expr mtpParameters; ///< the MTP modules' own weights (they share the embedding and the output head)
     Expr forwardFlops, backwardFlops, optimizerFlops; ///< per pass, one global micro-batch
     Expr fullRecomputeFlops; ///< forward FLOPs re-run under `full` recompute
-    Expr selectiveRecomputeFlops; ///< forward FLOPs re-run under `selective` recompute
+    /// Forward FLOPs of the ops in recompute modules, by their Op::modules mask: `selective` re-runs the masks that
+    /// meet training.recompute_modules.
+    std::map<uint8_t, Expr> moduleRecomputeFlops;
     /// Backward FLOPs that re-run forward work inside a kernel: the scores a fused (flash) attention backward
     /// recomputes. Hardware FLOPs, not model FLOPs (MFU leaves them out, HFU counts them).
     Expr kernelRecomputeFlops;

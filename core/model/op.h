@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "config/config.h"
 #include "model/tensor.h"
 
 #include <string>
@@ -52,12 +53,11 @@ enum class Region : uint8_t
 };
 const char* toString(Region r);
 
-/// Which recompute policy re-runs a forward op before its backward.
+/// Whether `recompute: full` re-runs a forward op before its backward (`selective` goes by Op::modules).
 enum class RecomputeClass : uint8_t
 {
     Never, ///< never recomputed (embedding, head, loss)
-    Full, ///< recomputed under `full` only (everything inside a decoder layer)
-    Selective, ///< recomputed under `selective` and `full`: the core attention (scores, softmax, dropout, context)
+    Full, ///< inside a decoder layer: recomputed under `full`
 };
 
 /// One operand of an op: a tensor and the index labels this op uses for its dims (same length as the tensor's
@@ -81,6 +81,8 @@ struct Op
     int32_t layer = -1; ///< as Tensor::layer
     Region region = Region::Sequence;
     RecomputeClass recompute = RecomputeClass::Never;
+    /// Forward ops: the recompute modules (config.h, recompute_module bits) this op belongs to; 0 = none.
+    uint8_t modules = 0;
     std::vector<Operand> inputs;
     std::vector<Operand> outputs;
     std::vector<Index> space; ///< iteration space
@@ -97,5 +99,32 @@ struct Op
     /// Global (single-device) FLOPs of one execution.
     Expr flops() const;
 };
+
+/// With training.precision fp8, the GEMMs that run in FP8 (forward, and the data- and weight-gradient GEMMs of
+/// their backward): Transformer Engine's linear layers, i.e. the attention and MLP projections, the experts and
+/// MTP's projection. The embedding, the output head and the router stay in 16 bits and attention in bf16, as
+/// DeepSeek-V3's report (§3.3.1) keeps "the embedding module, the output head, MoE gating modules, normalization
+/// operators, and attention operators" in their original precision and Megatron-LM's output layer is no TE layer.
+inline bool fp8Gemm(const Op& op)
+{
+    return op.kind == OpKind::MatMul && op.region != Region::Vocab && op.region != Region::Router;
+}
+
+/// Whether the training config's recompute policy re-runs forward op `f` before its backward.
+inline bool recomputes(const TrainingConfig& t, const Op& f)
+{
+    if (t.recompute == Recompute::Full)
+        return f.recompute != RecomputeClass::Never;
+    return t.recompute == Recompute::Selective && (f.modules & t.recomputeModules) != 0;
+}
+/// Whether `f` is recomputed only by output-discarding modules (recompute_module::kOutputDiscarding): then its
+/// output is not kept after the forward, and its consumers' backward reads the recomputed value.
+inline bool recomputeDiscardsOutput(const TrainingConfig& t, const Op& f)
+{
+    if (t.recompute != Recompute::Selective)
+        return false;
+    const uint8_t chosen = f.modules & t.recomputeModules;
+    return chosen != 0 && (chosen & ~recompute_module::kOutputDiscarding) == 0;
+}
 
 } // namespace stagecraft

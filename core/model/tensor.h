@@ -89,6 +89,9 @@ struct Tensor
     int32_t layer = -1; ///< -1 embedding, 0..L-1 decoder layers, L the final norm / head / loss, L+k MTP module k
     bool requiresGrad = false; ///< a gradient flows into it in backward
     bool isExpertWeight = false; ///< MoE routed-expert parameter (reduced over edp, not dp)
+    /// FP8 training: a weight that FP8 GEMMs read, of which Transformer Engine keeps FP8 copies (row- and
+    /// column-wise) beside the bf16 weight for the whole iteration.
+    bool fp8Copies = false;
     TensorId gradOf {}; ///< for gradients: the tensor this is the gradient of
     int32_t step = 0; ///< inference: 0 the prefill, k >= 1 decode step k (its position is prompt + k - 1)
 

@@ -179,6 +179,11 @@ namespace {
                     node.ctrlDeps.push_back(NodeId { r });
                 m_reductionBarrier.clear();
             }
+            if (node.kind == NodeKind::Compute && !m_gate.empty()) {
+                for (uint32_t g : m_gate)
+                    node.ctrlDeps.push_back(NodeId { g });
+                m_gate.clear();
+            }
             if (node.kind == NodeKind::Compute) {
                 anchor = index;
                 m_lastCompute = index;
@@ -224,6 +229,8 @@ namespace {
         // --- values ------------------------------------------------------------------------------------------
         Value lookup(int32_t tensor, int32_t microBatch, bool preferRecomputed);
         bool recomputes(const Op& forwardOp) const;
+        /// Whether `op`, run in `phase`, reads the recomputed value of input `tensor` (when there is one).
+        bool readsRecomputed(const Op& op, int32_t tensor, Phase phase) const;
         Value relayout(int32_t tensor, int32_t microBatch, Value src, const Layout& from, const Layout& to, Phase phase,
             MemoryCategory category);
         Value gatheredWeights(int32_t weight, const Layout& expected, int32_t microBatch, Phase phase);
@@ -242,7 +249,11 @@ namespace {
         /// Whether an input of the op arrives through an all-to-all (memoized).
         bool readsAllToAll(int32_t opIndex);
         /// Emits the receives and collectives that bring the op's inputs into the layouts it reads, not the op.
-        void issueInputs(int32_t opIndex, int32_t microBatch, Phase phase);
+        /// Makes the inputs of op `opIndex` ready (receives and relayouts) ahead of the op; returns their nodes.
+        std::vector<uint32_t> issueInputs(int32_t opIndex, int32_t microBatch, Phase phase);
+        /// DualPipe's overlapped pair starts when the inputs of both its passes are in: receives the backward
+        /// unit's inputs now and makes the next compute node wait for them (gateNextCompute).
+        void gatePairOnBackwardInputs(const ScheduleUnit& backward);
         /// The physical stage of a stage of the forward direction, for micro-batch `microBatch`: under DualPipe the
         /// reverse direction's micro-batches run chunk g on stage pp-1-g.
         int32_t physicalStage(int32_t stage, int32_t microBatch) const
@@ -316,6 +327,7 @@ namespace {
         int64_t m_pendingBytes = 0;
         std::map<int32_t, std::vector<uint32_t>> m_reductionNodes; ///< layer -> final reduction nodes
         uint32_t m_lastCompute = kNoNode; ///< the compute node added last
+        std::vector<uint32_t> m_gate; ///< nodes the next compute node waits for (control dependencies), then cleared
         std::vector<uint32_t> m_reductionBarrier; ///< ZeRO-2/3 gradient reductions the next micro-batch waits for
         int32_t m_reductionBarrierMicroBatch = -1;
         std::vector<int64_t> m_anchor; ///< per node: the latest compute node it waits for, -1 for none
@@ -366,6 +378,12 @@ namespace {
         const int64_t gradElems = m_zero >= 2 ? (elems + n - 1) / n : elems;
         const int64_t gradBytes = gradElems * P.elementBytes(grad);
         m_weightBuffer[static_cast<size_t>(slot)] = addBuffer(w, -1, homeBytes, MemoryCategory::Weights, true);
+        // FP8 training: Transformer Engine caches the FP8 cast of a GEMM's weight for all micro-batches of the
+        // iteration, row-wise for the forward and column-wise (transposed) for the data-gradient GEMM, as Hopper's
+        // FP8 tensor cores take only the TN layout: 2 bytes per element beside the bf16 weight. Under ZeRO 3 the
+        // cast is of a gathered weight and is transient: left out.
+        if (t.fp8Copies && m_zero < 3)
+            addBuffer(w, -1, 2 * elems, MemoryCategory::Weights, true);
         m_gradBuffer[static_cast<size_t>(slot)] = addBuffer(grad.value, -1, gradBytes, MemoryCategory::Gradients, true);
         m_optimizerBuffer[static_cast<size_t>(slot)] =
             addBuffer(w, -1, optElems * optBytesPerParam, MemoryCategory::Optimizer, true);
@@ -387,9 +405,24 @@ namespace {
 
     bool StageBuilder::recomputes(const Op& f) const
     {
-        const Recompute policy = P.config.training.recompute;
-        return (policy == Recompute::Full && f.recompute != RecomputeClass::Never)
-            || (policy == Recompute::Selective && f.recompute == RecomputeClass::Selective);
+        return stagecraft::recomputes(P.config.training, f);
+    }
+
+    bool StageBuilder::readsRecomputed(const Op& op, int32_t tensor, Phase phase) const
+    {
+        if (phase == Phase::Recompute)
+            return true;
+        if (phase != Phase::Backward)
+            return false;
+        if (op.forwardOp >= 0 && recomputes(G.ops[static_cast<size_t>(op.forwardOp)]))
+            return true;
+        // An output-discarding module (layernorm, mla_up_proj, moe_act) keeps no output: the backward of its
+        // consumers reads the recomputed one.
+        const int32_t producer = P.producerOp[static_cast<size_t>(tensor)];
+        if (producer < 0)
+            return false;
+        const Op& p = G.ops[static_cast<size_t>(producer)];
+        return p.pass == Pass::Forward && recomputes(p) && recomputeDiscardsOutput(P.config.training, p);
     }
 
     Value StageBuilder::lookup(int32_t tensor, int32_t microBatch, bool preferRecomputed)
@@ -573,9 +606,7 @@ namespace {
             }
             // A recomputed op, and the backward of one, read recomputed values; every other op reads the values the
             // forward pass kept (a checkpointed region's output stays stored: its consumer saved it).
-            const bool preferRecomputed = phase == Phase::Recompute
-                || (phase == Phase::Backward && op.forwardOp >= 0
-                    && recomputes(G.ops[static_cast<size_t>(op.forwardOp)]));
+            const bool preferRecomputed = readsRecomputed(op, t, phase);
             Value v = lookup(t, microBatch, preferRecomputed);
             // A relayout's output is a transient copy, also of a KV cache (the keys a cp prefill gathers).
             const MemoryCategory copied =
@@ -952,23 +983,37 @@ namespace {
         return known == 1;
     }
 
-    void StageBuilder::issueInputs(int32_t opIndex, int32_t microBatch, Phase phase)
+    std::vector<uint32_t> StageBuilder::issueInputs(int32_t opIndex, int32_t microBatch, Phase phase)
     {
+        std::vector<uint32_t> nodes;
         const Op& op = G.ops[static_cast<size_t>(opIndex)];
         for (size_t k = 0; k < op.inputs.size(); ++k) {
             const int32_t t = op.inputs[k].tensor.value;
             const Tensor& tensor = G.tensor(TensorId { t });
             if (tensor.role == TensorRole::Input || tensor.role == TensorRole::Weight)
                 continue;
-            const bool preferRecomputed = phase == Phase::Recompute
-                || (phase == Phase::Backward && op.forwardOp >= 0
-                    && recomputes(G.ops[static_cast<size_t>(op.forwardOp)]));
+            const bool preferRecomputed = readsRecomputed(op, t, phase);
             const Value v = lookup(t, microBatch, preferRecomputed);
             const MemoryCategory copied =
                 tensor.role == TensorRole::KvCache ? MemoryCategory::Activations : categoryOf(tensor.role);
-            relayout(t, microBatch, v, P.tensorLayout[static_cast<size_t>(t)],
+            const Value ready = relayout(t, microBatch, v, P.tensorLayout[static_cast<size_t>(t)],
                 P.inputLayouts[static_cast<size_t>(opIndex)][k], phase, copied);
+            if (ready.node != kNoNode)
+                nodes.push_back(ready.node);
         }
+        return nodes;
+    }
+
+    void StageBuilder::gatePairOnBackwardInputs(const ScheduleUnit& backward)
+    {
+        // deepseek-ai/DualPipe (dualpipe.py at 3da1bbea, _forward_backward_chunk): the pair receives the forward's
+        // and the backward's inputs and waits for both before it computes either. The backward's first op that is
+        // no recomputation reads the gradient the next stage sends.
+        for (const auto& [op, phase] : unitSteps(backward))
+            if (phase == Phase::Backward) {
+                m_gate = issueInputs(op, backward.microBatch, phase);
+                return;
+            }
     }
 
     void StageBuilder::emitPair(const ScheduleUnit& forward, const ScheduleUnit& backward)
@@ -1171,7 +1216,11 @@ namespace {
             m_microBatchesExpected[layer] =
                 static_cast<int32_t>(microBatchesOfLocal[static_cast<size_t>(local)].size());
         const bool overlapPairs = P.config.parallelism.overlapMoeExpertParallelComm;
+        const bool dualPipe =
+            P.config.parallelism.schedule == Schedule::DualPipe || P.config.parallelism.schedule == Schedule::DualPipeV;
         for (size_t k = 0; k < order.size(); ++k) {
+            if (dualPipe && order[k].pairedWithNext && k + 1 < order.size())
+                gatePairOnBackwardInputs(order[k + 1]);
             if (overlapPairs && order[k].pairedWithNext && k + 1 < order.size()) {
                 emitPair(order[k], order[k + 1]);
                 ++k;

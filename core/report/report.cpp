@@ -60,8 +60,8 @@ namespace {
         const TrainingConfig& t = c.training;
         j["training"] = { { "global_batch", t.globalBatch }, { "micro_batch", t.microBatch },
             { "precision", toString(t.precision) }, { "optimizer", t.optimizer },
-            { "recompute", toString(t.recompute) }, { "main_grad_dtype", toString(t.mainGradDtype) },
-            { "grad_reduce_dtype", toString(t.gradReduceDtype) },
+            { "recompute", toString(t.recompute) }, { "recompute_modules", recomputeModuleNames(t.recomputeModules) },
+            { "main_grad_dtype", toString(t.mainGradDtype) }, { "grad_reduce_dtype", toString(t.gradReduceDtype) },
             { "gradient_accumulation_fusion", t.gradientAccumulationFusion } };
         const ParallelismConfig& p = c.parallelism;
         nlohmann::ordered_json order = nlohmann::ordered_json::array();

@@ -288,6 +288,7 @@ void TestConfig::roundTrip_data()
         c.model.ropeTheta = 0.1; // not exact in binary: must still read back bit for bit
         c.training.precision = Precision::Fp16;
         c.training.recompute = Recompute::Selective;
+        c.training.recomputeModules = recompute_module::kCoreAttn | recompute_module::kMoeAct;
         c.parallelism.dp = 2;
         c.parallelism.ep = 2;
         c.parallelism.schedule = Schedule::Interleaved;
@@ -444,6 +445,15 @@ void TestConfig::badOverride_data()
                                          << QStringLiteral("cannot set a key inside 'name'");
     QTest::newRow("semantic") << QStringLiteral("parallelism.tp=3") << QStringLiteral("parallelism.tp")
                               << QStringLiteral("tp=3 does not divide heads=8");
+    // Megatron-LM's --recompute-modules names (transformer_config.py at d98e8a64).
+    QTest::newRow("bad recompute module")
+        << QStringLiteral("training.recompute_modules=[core_attn, mlpp]")
+        << QStringLiteral("training.recompute_modules")
+        << QStringLiteral("expected one of core_attn, layernorm, mla_up_proj, mlp, moe, moe_act, shared_experts, found "
+                          "\"mlpp\"; did you mean 'mlp'?");
+    QTest::newRow("recompute modules not a list")
+        << QStringLiteral("training.recompute_modules=mlp") << QStringLiteral("training.recompute_modules")
+        << QStringLiteral("expected a list of Megatron-LM recompute module names like [core_attn, mlp], found \"mlp\"");
     QTest::newRow("bad enum") << QStringLiteral("training.recompute=fulll") << QStringLiteral("training.recompute")
                               << QStringLiteral(
                                      "expected one of none, selective, full, found \"fulll\"; did you mean 'full'?");
@@ -590,7 +600,7 @@ void TestConfig::badFiles_data()
     row("malformed_indent", 3, 2, "", "malformed YAML: end of map not found", 1);
     // The '[' of line 4 is never closed: the parser fails at the ':' of "training:" (line 5) inside the list.
     row("malformed_bracket", 5, 9, "", "malformed YAML: end of sequence flow not found (is a ']' missing?)", 1);
-    row("bad_enum", 5, 14, "training.precision", "expected one of fp32, fp16, bf16, found \"bf8\"", 1);
+    row("bad_enum", 5, 14, "training.precision", "expected one of fp32, fp16, bf16, fp8, found \"bf8\"", 1);
     row("family_bad", 3, 11, "model.family", "expected one of gpt, llama, moe, found \"gtp\"; did you mean 'gpt'?", 1);
     // tiny: heads 8, kv_heads 4, ffn_hidden 512; 3 divides none of them.
     row("tp_heads", 6, 7, "parallelism.tp", "tp=3 does not divide heads=8", 3);
@@ -602,7 +612,7 @@ void TestConfig::badFiles_data()
     row("rank_order_axis", 9, 7, "parallelism.rank_order", "expected one of dp, tp, cp, ep, pp, found \"data\"", 1);
     row("ep_dp", 7, 7, "parallelism.ep", "ep=8 does not divide dp=4", 1);
     row("name_slash", 1, 7, "name", "name \"runs/tiny\" must not contain a path separator", 1);
-    row("multi", 6, 14, "training.precision", "expected one of fp32, fp16, bf16, found \"fp8\"", 4);
+    row("multi", 6, 14, "training.precision", "expected one of fp32, fp16, bf16, fp8, found \"fp4\"", 4);
     row("multi", 8, 7, "parallelism.tp", "expected a positive integer, found \"eight\"", 4);
     row("multi", 9, 9, "parallelism.zero", "expected one of 0, 1, 2, 3, found 5", 4);
     row("multi", 11, 3, "cluster.gpus_per_nod", "did you mean 'gpus_per_node'?", 4);
@@ -679,6 +689,46 @@ void TestConfig::validate_data()
         QTest::newRow(name) << std::move(m) << QString::fromUtf8(keyPath) << QString::fromUtf8(reason) << errors
                             << isError;
     };
+    row(
+        "recompute_modules without selective", [](Config& c) { c.training.recomputeModules = recompute_module::kMlp; },
+        "training.recompute_modules",
+        "recompute_modules chooses what recompute selective re-runs; recompute is none, so the list is ignored", 0,
+        false);
+    row(
+        "mla_up_proj without MLA",
+        [](Config& c) {
+            c.training.recompute = Recompute::Selective;
+            c.training.recomputeModules = recompute_module::kMlaUpProj;
+        },
+        "training.recompute_modules", "mla_up_proj needs multi-latent attention", 1);
+    row(
+        "moe_act on a dense model",
+        [](Config& c) {
+            c.training.recompute = Recompute::Selective;
+            c.training.recomputeModules = recompute_module::kCoreAttn | recompute_module::kMoeAct;
+        },
+        "training.recompute_modules", "moe_act needs a moe model", 1);
+    row(
+        "no recompute modules",
+        [](Config& c) {
+            c.training.recompute = Recompute::Selective;
+            c.training.recomputeModules = 0;
+        },
+        "training.recompute_modules", "an empty list re-runs nothing", 1);
+    row(
+        "fp8 main gradients",
+        [](Config& c) {
+            c.training.precision = Precision::Fp8;
+            c.training.mainGradDtype = Precision::Fp8;
+        },
+        "training.main_grad_dtype", "expected fp32 or bf16 (fp8 training keeps bf16 weights), found fp8", 1);
+    row(
+        "fp8 serving",
+        [](Config& c) {
+            c.workload = Workload::Inference;
+            c.training.precision = Precision::Fp8;
+        },
+        "training.precision", "FP8 serving is not modelled, so this serves in bf16", 0, false);
     row(
         "hidden % heads", [](Config& c) { c.model.hidden = 250; }, "model.hidden",
         "hidden=250 is not divisible by heads=8", 1);

@@ -492,7 +492,11 @@ private Q_SLOTS:
         const QString deepseek = QStringLiteral("model.layers=6;parallelism.pp=2;parallelism.first_stage_layers=0;"
                                                 "parallelism.last_stage_layers=0;training.global_batch=64;"
                                                 "parallelism.dp=16;parallelism.ep=16");
-        QTest::newRow("deepseek-v3 full ep16") << QStringLiteral("deepseek-v3") << deepseek;
+        QTest::newRow("deepseek-v3 full ep16") << QStringLiteral("deepseek-v3")
+                                               << deepseek
+                + QStringLiteral(";training.recompute=full;parallelism.overlap_moe_expert_parallel_comm=false;"
+                                 "parallelism.schedule=1f1b;training.precision=bf16");
+        QTest::newRow("deepseek-v3 preset plan") << QStringLiteral("deepseek-v3") << deepseek;
         QTest::newRow("deepseek-v3 none tp2 sp") << QStringLiteral("deepseek-v3")
                                                  << deepseek
                 + QStringLiteral(";training.recompute=none;parallelism.tp=2;parallelism.sequence_parallel=true");

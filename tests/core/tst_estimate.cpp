@@ -381,6 +381,49 @@ private Q_SLOTS:
         QVERIFY2(near(actual, expected, 1e-12), qPrintable(mismatch(actual, expected)));
     }
 
+    void fp8GemmRates()
+    {
+        // FP8 training on an H100 SXM: the linear layers' GEMMs (forward and backward) run at the datasheet's FP8
+        // dense peak, 1,979 TFLOPS, times the FP8 GEMM efficiency 0.779 (1,541 TFLOPS measured on H800 SXM,
+        // TileLang benchmark/matmul_fp8/README.md); the output head, the router and flash attention stay at the
+        // BF16 figures (989.5 TFLOPS, 0.801). The shape factor is the same for both precisions, so an FP8 GEMM's
+        // rate is the BF16 one times (1979 * 0.779) / (989.5 * 0.801).
+        const GpuSpec gpu = *gpuPreset("h100-sxm");
+        QCOMPARE(gpu.fp8Flops, 1979e12);
+        QCOMPARE(gpu.gemmFp8Efficiency, 0.779);
+        auto plan = [](const char* precision) {
+            return synth("llama3-8b",
+                { "model.layers=2", "training.global_batch=1", "training.micro_batch=1",
+                    std::string("training.precision=") + precision, "parallelism.dp=1", "parallelism.tp=1",
+                    "parallelism.pp=1", "parallelism.cp=1", "parallelism.zero=0", "parallelism.schedule=1f1b",
+                    "parallelism.virtual_stages=1", "parallelism.sequence_parallel=false" });
+        };
+        auto bf16 = plan("bf16"), fp8 = plan("fp8");
+        QVERIFY(bf16 && fp8);
+        const HardwareRates rb = withOpRates(hardwareRates(bf16->config, gpu, {}), *bf16->plan, gpu, {});
+        const HardwareRates rf = withOpRates(hardwareRates(fp8->config, gpu, {}), *fp8->plan, gpu, {});
+        QCOMPARE(rf.peakFlops, 989.5e12); // MFU and the ops outside FP8 GEMMs count against the BF16 peak
+        const ModelGraph& g = *fp8->plan->graph;
+        int fp8Ops = 0, bf16Ops = 0;
+        for (size_t i = 0; i < g.ops.size(); ++i) {
+            const Op& op = g.ops[i];
+            if (op.kind != OpKind::MatMul && op.kind != OpKind::FlashAttention)
+                continue;
+            const double ratio = (*rf.opFlopRate)[i] / (*rb.opFlopRate)[i];
+            const bool linear = op.kind == OpKind::MatMul && op.region != Region::Vocab && op.region != Region::Router;
+            const double expected = linear ? (1979.0 * 0.779) / (989.5 * 0.801) : 1.0;
+            QVERIFY2(near(ratio, expected, 1e-12),
+                qPrintable(QString::fromStdString(op.name) + QStringLiteral(": ") + mismatch(ratio, expected)));
+            ++(linear ? fp8Ops : bf16Ops);
+        }
+        // Per layer 7 linear layers (q, k, v, o, gate, up, down), each a forward and two backward GEMMs.
+        QCOMPARE(fp8Ops, 2 * 7 * 3);
+        QVERIFY(bf16Ops > 0); // the output head and flash attention
+        // A GPU without FP8 tensor cores has no rate for fp8 training.
+        const GpuSpec a100 = *gpuPreset("a100-80gb");
+        QCOMPARE(hardwareRates(fp8->config, a100, {}).peakFlops, 0.0);
+    }
+
     void hierarchicalCollective_data()
     {
         QTest::addColumn<int>("type");
@@ -556,6 +599,101 @@ private Q_SLOTS:
         for (const ClassEstimate& c : e.classes)
             QVERIFY2(near(c.bubbleFraction, expected, 0.01),
                 qPrintable(QStringLiteral("stage %1: ").arg(c.stage) + mismatch(c.bubbleFraction, expected)));
+    }
+
+    void splitBackwardBubble_data()
+    {
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<int>("p");
+        QTest::addColumn<int>("m");
+        // deepseek-ai/DualPipe README, "Pipeline Bubbles and Memory Usage Comparison" (F: a forward chunk, B: a
+        // full backward chunk, W: its weight part, F&B: a forward and a backward chunk overlapped):
+        //   1F1B (PP-1)(F+B); ZB1P (PP-1)(F+B-2W); DualPipe and DualPipeV (PP/2-1)(F&B+B-3W).
+        // The table compares the methods on one model cut into PP chunks: DualPipe runs it on PP ranks (two chunks
+        // each, 2x the parameters), DualPipeV on PP/2 ranks (two chunks each, 1x), so with p ranks DualPipeV's
+        // bubble is (p-1)(F&B+B-3W) in its own chunk's times. The formulas take the input-gradient part B - W to
+        // cost F (the zero-bubble paper's T_F = T_B = T_W), as a layer of GEMMs does; the layers here are nearly
+        // all GEMM (sequence 128: attention is 1 % of a layer's FLOPs).
+        // The schedules' own assertions: DualPipe needs an even m >= 2 PP, DualPipeV m >= 2 PP.
+        for (auto [p, m] :
+            { std::pair { 4, 8 }, std::pair { 4, 10 }, std::pair { 4, 20 }, std::pair { 8, 16 }, std::pair { 8, 20 } })
+            for (const char* schedule : { "1f1b", "zb1p", "dualpipe", "dualpipev" })
+                QTest::newRow(qPrintable(QStringLiteral("%1-p%2-m%3").arg(QLatin1String(schedule)).arg(p).arg(m)))
+                    << QString::fromLatin1(schedule) << p << m;
+    }
+
+    void splitBackwardBubble()
+    {
+        QFETCH(QString, schedule);
+        QFETCH(int, p);
+        QFETCH(int, m);
+        // As pipelineBubble: communication and memory traffic free, so a node costs FLOPs / peak; 8 decoder layers
+        // of hidden 1024 and FFN 4096 per chunk over 64 positions, nearly all GEMM (B - W is F to 0.3 %), and a head
+        // of 16 words. F, B and W are the times of one chunk's forward, backward and weight-gradient ops, read off
+        // the programs' nodes. DualPipe's pairs wait for the inputs of both passes (dualpipe.py, as the programs do:
+        // without that wait the bubble comes out at half the table's).
+        const bool dualV = schedule == QLatin1String("dualpipev");
+        const int layers = 8 * p * (dualV ? 2 : 1); // DualPipeV cuts the model into 2 PP chunks
+        auto r = synth("tiny",
+            { "model.layers=" + std::to_string(layers), "model.vocab=16", "model.hidden=1024", "model.ffn_hidden=4096",
+                "model.seq_len=64", "training.global_batch=" + std::to_string(m), "training.micro_batch=1",
+                "parallelism.pp=" + std::to_string(p), "parallelism.schedule=" + schedule.toStdString(),
+                "parallelism.virtual_stages=1", "cluster.intra_node_bandwidth_gbps=1e12",
+                "cluster.inter_node_bandwidth_gbps=1e12", "cluster.intra_node_latency_us=0",
+                "cluster.inter_node_latency_us=0" });
+        QVERIFY(r);
+        const double peak = 1e15;
+        EstimateOptions options;
+        options.flatComputeEfficiency = 1;
+        const StepEstimate e = estimate(*r, computeOnlyGpu(peak), options);
+        QCOMPARE(int(e.classes.size()), p);
+        const ModelGraph& g = *r->plan->graph;
+        auto writesWeightGradOnly = [&](const ProgramNode& n) {
+            const Op& op = g.ops[static_cast<size_t>(n.op)];
+            for (const Operand& out : op.outputs)
+                if (g.tensor(out.tensor).role != TensorRole::WeightGrad)
+                    return false;
+            return !op.outputs.empty();
+        };
+        // A middle stage's chunk (stage 1, its first chunk, micro-batch 0): no embedding, no head.
+        const ClassProgram& middle = r->classes[1];
+        double f = 0, b = 0, w = 0;
+        for (const ProgramNode& n : middle.nodes) {
+            if (n.kind != NodeKind::Compute || n.microBatch != 0 || n.chunk != 0 || n.op < 0)
+                continue;
+            const double t = static_cast<double>(n.flops) / peak;
+            if (n.pass == Pass::Forward && !n.recompute)
+                f += t;
+            else if (n.pass == Pass::Backward) {
+                b += t;
+                if (writesWeightGradOnly(n))
+                    w += t;
+            }
+        }
+        QVERIFY(f > 0 && b > f && w > 0 && w < b);
+        double expected = 0;
+        if (schedule == QLatin1String("1f1b"))
+            expected = (p - 1) * (f + b);
+        else if (schedule == QLatin1String("zb1p"))
+            expected = (p - 1) * (f + b - 2 * w);
+        else // one compute stream: an overlapped pair computes F + B, the overlap hides its all-to-all only
+            expected = (dualV ? p - 1 : p / 2 - 1) * ((f + b) + b - 3 * w);
+        // The bubble as the table counts it: the pipeline period (the estimate's pipelineTimeS, the end of the last
+        // pipeline pass) less the F, B and W work of a stage. The table assumes equal stages; the last stage also
+        // runs the final norm, the head and the loss, and the others wait for it, so the period is the bubble plus
+        // the work of the busiest stage. (bubbleFraction would also count a stage's optimizer step as busy when the
+        // stage finishes early, as ZB-H1's last stage does.)
+        double busiest = 0;
+        for (const ClassProgram& program : r->classes) {
+            double work = 0;
+            for (const ProgramNode& n : program.nodes)
+                if (n.kind == NodeKind::Compute && n.op >= 0 && n.microBatch >= 0)
+                    work += static_cast<double>(n.flops) / peak;
+            busiest = std::max(busiest, work);
+        }
+        const double bubble = e.pipelineTimeS - busiest;
+        QVERIFY2(near(bubble, expected, 0.01),
+            qPrintable(QStringLiteral("F %1 B %2 W %3: ").arg(f).arg(b).arg(w) + mismatch(bubble, expected)));
     }
 
     void dataParallelExposedReduction_data()

@@ -66,7 +66,9 @@ private Q_SLOTS:
         // report's 671B); the MTP module's own weights are 2 norms 14,336 + eh_proj 2*7168*7168 = 102,760,448 + one
         // MoE layer 11,507,286,016 + its final norm 7,168 = 11,610,067,968 (deepseek-ai/DeepSeek-V3
         // README_WEIGHTS.md: "11.5B unique parameters, excluding the shared 0.9B Embedding and 0.9B output Head").
-        const ModelCost cost = modelCost("deepseek-v3", { "model.mtp_modules=1" });
+        // (A smaller batch keeps the program of the preset's plan with an MTP module under the node limit; it changes
+        // no parameter.)
+        const ModelCost cost = modelCost("deepseek-v3", { "model.mtp_modules=1", "training.global_batch=4096" });
         QCOMPARE(cost.params, int64_t(671'026'404'352));
         QCOMPARE(cost.mtpParams, int64_t(11'610'067'968));
         // The Hugging Face checkpoint stores its own copies of the embedding and the head for layer 61

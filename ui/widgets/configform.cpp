@@ -14,6 +14,7 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLocale>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QStyle>
 #include <QVBoxLayout>
@@ -314,9 +315,11 @@ namespace {
         training.fields.push_back(trainingOnly(doubling(bound(QStringLiteral("training.micro_batch"),
             QObject::tr("Micro-batch"), QObject::tr("Sequences per micro-batch per data-parallel replica"),
             &C::training, &TrainingConfig::microBatch))));
-        training.fields.push_back(choice<Precision, 3>(bound(QStringLiteral("training.precision"),
-            QObject::tr("Precision"), QObject::tr("16-bit means mixed precision with fp32 master weights"),
-            &C::training, &TrainingConfig::precision)));
+        training.fields.push_back(
+            choice<Precision, 4>(bound(QStringLiteral("training.precision"), QObject::tr("Precision"),
+                QObject::tr("16-bit means mixed precision with fp32 master weights; fp8: bf16 mixed precision whose "
+                            "linear layers run in FP8 (Transformer Engine), training only"),
+                &C::training, &TrainingConfig::precision)));
         training.fields.push_back(trainingOnly(
             choice<Precision, 3>(bound(QStringLiteral("training.main_grad_dtype"), QObject::tr("Main gradients"),
                 QObject::tr("Dtype of the gradient buffer the backward pass accumulates into (Megatron's main_grad): "
@@ -330,6 +333,33 @@ namespace {
         training.fields.push_back(refusedForInference(choice<Recompute, 3>(bound(QStringLiteral("training.recompute"),
             QObject::tr("Recompute"), QObject::tr("Activation recomputation: none, selective (attention) or full"),
             &C::training, &TrainingConfig::recompute))));
+        FieldSpec modules;
+        modules.keyPath = QStringLiteral("training.recompute_modules");
+        modules.label = QObject::tr("Recompute modules");
+        modules.help = QObject::tr("What selective recompute re-runs, by Megatron-LM's --recompute-modules names: "
+                                   "core_attn, layernorm, mla_up_proj, mlp, moe, moe_act, shared_experts. A text "
+                                   "with an unknown name leaves the value as it was");
+        modules.kind = FieldKind::Text;
+        modules.suggestions = { QStringLiteral("core_attn"), QStringLiteral("core_attn, mlp"),
+            QStringLiteral("layernorm, mla_up_proj, moe_act"), QStringLiteral("mla_up_proj, mlp, moe") };
+        modules.getText = [](const Config& c) {
+            QStringList names;
+            for (const std::string& name : recomputeModuleNames(c.training.recomputeModules))
+                names << QString::fromStdString(name);
+            return names.join(QStringLiteral(", "));
+        };
+        modules.setText = [](Config& c, const QString& text) {
+            static const QRegularExpression separators(QStringLiteral("[\\s,\\[\\]]+"));
+            uint8_t mask = 0;
+            for (const QString& word : text.split(separators, Qt::SkipEmptyParts)) {
+                const uint8_t bit = recomputeModuleBit(word.toStdString());
+                if (bit == 0)
+                    return; // not a module name: keep the value
+                mask |= bit;
+            }
+            c.training.recomputeModules = mask;
+        };
+        training.fields.push_back(trainingOnly(std::move(modules)));
         groups.push_back(std::move(training));
 
         Group parallelism { QObject::tr("Parallelism"), {}, {} };
@@ -637,6 +667,9 @@ void ConfigForm::addField(QFormLayout* layout, Field field)
         auto* combo = new QComboBox(layout->parentWidget());
         combo->setEditable(true);
         combo->setInsertPolicy(QComboBox::NoInsert);
+        // A long suggestion ("layernorm, mla_up_proj, moe_act") must not widen the form past a narrow panel.
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(8);
         combo->addItems(spec.suggestions);
         if (spec.decimalMaximum > 0) {
             auto* validator = new QDoubleValidator(0, spec.decimalMaximum, 6, combo);
