@@ -11,6 +11,7 @@
 #include "widgets/configeditor.h"
 #include "widgets/configform.h"
 #include "widgets/exportdialog.h"
+#include "widgets/layouteditor.h"
 #include "widgets/mainwindow.h"
 #include "widgets/overviewview.h"
 #include "widgets/resultview.h"
@@ -178,8 +179,12 @@ int main(int argc, char** argv)
         QStringLiteral("Start the Memory tab's x axis on <axis>: step or time (the estimated time)."),
         QStringLiteral("axis"));
     memoryAxisOption.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption layoutDialogOption(QStringLiteral("layout-dialog"),
+        QStringLiteral("With --screenshot: after the first result, open Edit > Pipeline Layout and take the "
+                       "screenshot of the editor."));
+    layoutDialogOption.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOptions({ setOption, checkOption, screenshotOption, tabOption, configTabOption, editOption, sizeOption,
-        exportOption, simulateOption, importHfOption, pinOption, memoryAxisOption });
+        exportOption, simulateOption, importHfOption, pinOption, memoryAxisOption, layoutDialogOption });
     parser.process(*app);
 
     if (parser.isSet(checkOption))
@@ -242,6 +247,7 @@ int main(int argc, char** argv)
         const QString exportDir = parser.value(exportOption);
         const QString simulateWith = parser.value(simulateOption);
         const bool pin = parser.isSet(pinOption);
+        const bool layoutDialog = parser.isSet(layoutDialogOption);
         if (!simulateWith.isEmpty() && exportDir.isEmpty()) {
             std::fprintf(stderr, "stagecraft-gui: --simulate needs --export-dialog DIR\n");
             return 2;
@@ -280,7 +286,17 @@ int main(int argc, char** argv)
         };
         QObject::connect(
             &window, &stagecraft::MainWindow::resultShown, &window,
-            [&window, edits, grab, exportDir, simulateWith, path, pin] {
+            [&window, edits, grab, exportDir, simulateWith, path, pin, layoutDialog] {
+                if (layoutDialog) {
+                    stagecraft::LayoutEditorDialog* dialog = window.openLayoutEditor();
+                    QTimer::singleShot(500, dialog, [dialog, path] {
+                        const bool saved = dialog->grab().toImage().save(path, "PNG");
+                        if (!saved)
+                            std::fprintf(stderr, "stagecraft-gui: cannot write %s\n", qPrintable(path));
+                        QCoreApplication::exit(saved ? 0 : 1);
+                    });
+                    return;
+                }
                 if (!exportDir.isEmpty()) {
                     stagecraft::ExportDialog* dialog = window.openExportDialog();
                     dialog->setDirectory(exportDir);

@@ -53,7 +53,14 @@ namespace {
                             return fail(m_at, "a group inside a group: parentheses do not nest in a layout");
                         if (!isItemChar(c))
                             return unknown(m_at);
-                        unit.push_back({ c, m_at++ });
+                        const Placed item { c, m_at++ };
+                        // X*N inside a group: Megatron-Core unrolls the group first, then X*N (parse_str_to_list).
+                        int64_t itemRepeats = 1;
+                        if (!readRepeats(itemRepeats))
+                            return false;
+                        if (unit.size() + static_cast<size_t>(itemRepeats) > kMaxExpanded)
+                            return fail(start, "the layout expands to more than 1,048,576 characters");
+                        unit.insert(unit.end(), static_cast<size_t>(itemRepeats), item);
                     }
                     if (m_at >= m_text.size())
                         return fail(start, "the '(' opened here is not closed");
@@ -74,21 +81,8 @@ namespace {
                     return unknown(m_at);
                 }
                 int64_t repeats = 1;
-                if (skipCommas(), m_at < m_text.size() && m_text[m_at] == '*') {
-                    const size_t star = m_at++;
-                    skipCommas();
-                    if (m_at >= m_text.size() || m_text[m_at] < '0' || m_text[m_at] > '9')
-                        return fail(star, "expected a number of repeats after '*'");
-                    repeats = 0;
-                    while (skipCommas(), m_at < m_text.size() && m_text[m_at] >= '0' && m_text[m_at] <= '9') {
-                        repeats = repeats * 10 + (m_text[m_at] - '0');
-                        if (repeats > int64_t(kMaxExpanded))
-                            return fail(star, "too many repeats: a layout expands to at most 1,048,576 characters");
-                        ++m_at;
-                    }
-                    if (m_at < m_text.size() && m_text[m_at] == '*')
-                        return fail(m_at, "'*N*M': repeat a group instead, (X*N)*M is not allowed either");
-                }
+                if (!readRepeats(repeats))
+                    return false;
                 if (out.size() + unit.size() * static_cast<size_t>(repeats) > kMaxExpanded)
                     return fail(start, "the layout expands to more than 1,048,576 characters");
                 for (int64_t r = 0; r < repeats; ++r)
@@ -98,6 +92,28 @@ namespace {
         }
 
     private:
+        /// An optional `*N` after a character or a group: N in `repeats` (1 without one); false after fail().
+        bool readRepeats(int64_t& repeats)
+        {
+            repeats = 1;
+            if (skipCommas(), m_at >= m_text.size() || m_text[m_at] != '*')
+                return true;
+            const size_t star = m_at++;
+            skipCommas();
+            if (m_at >= m_text.size() || m_text[m_at] < '0' || m_text[m_at] > '9')
+                return fail(star, "expected a number of repeats after '*'");
+            repeats = 0;
+            while (skipCommas(), m_at < m_text.size() && m_text[m_at] >= '0' && m_text[m_at] <= '9') {
+                repeats = repeats * 10 + (m_text[m_at] - '0');
+                if (repeats > int64_t(kMaxExpanded))
+                    return fail(star, "too many repeats: a layout expands to at most 1,048,576 characters");
+                ++m_at;
+            }
+            if (m_at < m_text.size() && m_text[m_at] == '*')
+                return fail(m_at, "'*N*M': repeat a group instead");
+            return true;
+        }
+
         void skipCommas()
         {
             while (m_at < m_text.size() && m_text[m_at] == ',')

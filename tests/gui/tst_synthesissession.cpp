@@ -33,8 +33,9 @@ Config tinyWithBadTp()
 /// between pipeline stages.
 Config large()
 {
-    const ConfigResult loaded =
-        loadConfigOrPreset("llama3-405b", { "parallelism.tp=8", "parallelism.pp=18", "parallelism.dp=16" });
+    const ConfigResult loaded = loadConfigOrPreset("llama3-405b",
+        { "parallelism.tp=8", "parallelism.pp=18", "parallelism.dp=16", "parallelism.pipeline_layout=\"\"",
+            "parallelism.schedule=1f1b", "parallelism.virtual_stages=1" });
     if (!loaded.config)
         qFatal("llama3-405b does not load");
     return *loaded.config;

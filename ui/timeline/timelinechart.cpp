@@ -592,7 +592,7 @@ void TimelineChart::paintSpans(QPainter& p, const std::vector<TimelineSpan>& v, 
             runs.flush();
             const QRectF bar(x0, top, x1 - x0, height);
             if (bar.width() >= kBorderMinWidth) {
-                p.fillRect(bar, TimelineStyle::fillColor(s.style));
+                p.fillRect(bar, s.hidden ? TimelineStyle::hiddenFillColor(s.style) : TimelineStyle::fillColor(s.style));
                 if (s.style == TimelineBarStyle::Recompute && bar.width() >= 6)
                     p.fillRect(bar, QBrush(TimelineStyle::hatchColor(), Qt::BDiagPattern));
                 p.setPen(TimelineStyle::borderColor(s.style));

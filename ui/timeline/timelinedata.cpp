@@ -4,9 +4,11 @@
 #include "estimate/chrometrace.h"
 #include "synthesis/synthesis.h"
 
+#include <algorithm>
+
 namespace stagecraft {
 
-TimelineBarStyle timelineBarStyle(const ProgramNode& node)
+TimelineBarStyle timelineBarStyle(const ProgramNode& node, const ModelGraph* graph, bool splitBackward)
 {
     switch (node.kind) {
     case NodeKind::Compute:
@@ -14,6 +16,15 @@ TimelineBarStyle timelineBarStyle(const ProgramNode& node)
             return TimelineBarStyle::Optimizer;
         if (node.recompute)
             return TimelineBarStyle::Recompute;
+        if (node.pass == Pass::Backward && splitBackward && graph && node.op >= 0
+            && static_cast<size_t>(node.op) < graph->ops.size()) {
+            const Op& op = graph->ops[static_cast<size_t>(node.op)];
+            bool weightOnly = !op.outputs.empty();
+            for (const Operand& out : op.outputs)
+                weightOnly = weightOnly && graph->tensor(out.tensor).role == TensorRole::WeightGrad;
+            if (weightOnly)
+                return TimelineBarStyle::WeightGradient;
+        }
         return node.pass == Pass::Backward ? TimelineBarStyle::Backward : TimelineBarStyle::Forward;
     case NodeKind::Collective:
         switch (node.collective) {
@@ -34,6 +45,22 @@ TimelineBarStyle timelineBarStyle(const ProgramNode& node)
     return TimelineBarStyle::Forward;
 }
 
+void markHiddenCommunication(TimelineLanes& lanes)
+{
+    // Compute spans never overlap; walk them alongside the communication spans, both sorted by start.
+    const std::vector<TimelineSpan>& compute = lanes.compute;
+    size_t c = 0;
+    for (TimelineSpan& s : lanes.communication) {
+        while (c < compute.size() && compute[c].endS <= s.startS)
+            ++c;
+        // Covered when consecutive compute spans from c reach s.endS without a gap (a gap under 1 ns is none).
+        double reached = s.startS;
+        for (size_t k = c; k < compute.size() && compute[k].startS <= reached + 1e-9 && reached < s.endS; ++k)
+            reached = std::max(reached, compute[k].endS);
+        s.hidden = s.endS > s.startS && reached + 1e-9 >= s.endS;
+    }
+}
+
 TimelineData buildTimelineData(const SynthesisResult& result)
 {
     TimelineData data;
@@ -49,17 +76,22 @@ TimelineData buildTimelineData(const SynthesisResult& result)
         data.microBatches = result.compression->microBatches;
     }
     data.classes.resize(data.schedule.classes.size());
+    const ModelGraph* graph = result.plan ? result.plan->graph.get() : nullptr;
+    const bool split = splitsBackward(result.config.parallelism.schedule);
     for (size_t c = 0; c < data.schedule.classes.size(); ++c) {
         const ClassProgram& program = result.classes[c];
         TimelineLanes& lanes = data.classes[c];
         for (const ScheduledNode& s : data.schedule.classes[c]) {
             if (s.stream == ScheduleStream::None)
                 continue;
-            const TimelineSpan span { s.startS, s.endS, s.node, timelineBarStyle(program.nodes[s.node]) };
+            const TimelineSpan span { s.startS, s.endS, s.node, timelineBarStyle(program.nodes[s.node], graph, split) };
             (s.stream == ScheduleStream::Compute ? lanes.compute : lanes.communication).push_back(span);
             data.stylesUsed[static_cast<size_t>(span.style)] = true;
             data.totalS = std::max(data.totalS, s.endS);
         }
+        markHiddenCommunication(lanes);
+        for (const TimelineSpan& s : lanes.communication)
+            data.anyHidden = data.anyHidden || s.hidden;
     }
     std::vector<std::vector<int64_t>> ranks(result.classes.size());
     for (int64_t r = 0; r < result.worldSize(); ++r) {

@@ -11,6 +11,7 @@
 namespace stagecraft {
 
 struct SynthesisResult;
+class ModelGraph;
 
 /// How a bar of the timeline is drawn: the pass of a compute node, the type of a collective, or a send. The
 /// colours are those of the Graph view (TimelineStyle).
@@ -18,6 +19,9 @@ enum class TimelineBarStyle : uint8_t
 {
     Forward,
     Backward,
+    /// The weight-gradient part of a split backward (zero-bubble's W, DualPipe's weight chunks): the ops that
+    /// write only weight gradients, under zb1p, dualpipe and dualpipev.
+    WeightGradient,
     Recompute,
     Optimizer,
     AllReduce,
@@ -26,7 +30,7 @@ enum class TimelineBarStyle : uint8_t
     AllToAll,
     Send
 };
-inline constexpr int kTimelineBarStyleCount = 9;
+inline constexpr int kTimelineBarStyleCount = 10;
 
 /// One bar: a program node on a stream, seconds from the start of the iteration.
 struct TimelineSpan
@@ -35,6 +39,8 @@ struct TimelineSpan
     double endS = 0;
     uint32_t node = 0; ///< index into ClassProgram::nodes
     TimelineBarStyle style = TimelineBarStyle::Forward;
+    /// Communication only: the compute stream is busy for the whole span, so it costs no time (drawn pale).
+    bool hidden = false;
 };
 
 /// The two streams of one rank class. Each lane is sorted by start and its spans never overlap (one stream runs
@@ -61,13 +67,19 @@ struct TimelineData
     qint64 microBatches = 0;
     std::vector<QString> classRanks; ///< per class: "ranks 0-3, 8-11" (rankRangeText)
     std::array<bool, kTimelineBarStyleCount> stylesUsed {}; ///< which bar styles occur (the legend shows those)
+    bool anyHidden = false; ///< some communication span is hidden under compute
 };
 
 /// Runs estimateStep() with its schedule on the preset GPU of result.config.cluster.gpu (default options) and
 /// fills the lanes. Recv nodes take no stream and are left out of the lanes. Pure (no QObject); any thread.
 TimelineData buildTimelineData(const SynthesisResult& result);
 
-/// The bar style of a node that occupies a stream (compute, collective or send).
-TimelineBarStyle timelineBarStyle(const ProgramNode& node);
+/// The bar style of a node that occupies a stream (compute, collective or send). With `graph` and a schedule that
+/// splits the backward, a backward compute node whose op writes only weight gradients is WeightGradient.
+TimelineBarStyle timelineBarStyle(
+    const ProgramNode& node, const ModelGraph* graph = nullptr, bool splitBackward = false);
+
+/// Marks the communication spans that the compute spans cover from start to end (both lanes sorted by start).
+void markHiddenCommunication(TimelineLanes& lanes);
 
 } // namespace stagecraft

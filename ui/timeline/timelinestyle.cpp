@@ -20,6 +20,7 @@ namespace {
             n.recompute = true;
             break;
         case TimelineBarStyle::Backward:
+        case TimelineBarStyle::WeightGradient:
             n.pass = Pass::Backward;
             break;
         case TimelineBarStyle::Optimizer:
@@ -50,7 +51,15 @@ namespace {
 
 QColor TimelineStyle::fillColor(TimelineBarStyle style)
 {
-    return GraphStyle::fillColor(graphNode(style));
+    const QColor fill = GraphStyle::fillColor(graphNode(style));
+    // The weight gradients: the backward's hue, darker, so that a split backward's B and W read apart.
+    return style == TimelineBarStyle::WeightGradient ? mix(fill, GraphStyle::borderColor(graphNode(style)), 0.55)
+                                                     : fill;
+}
+
+QColor TimelineStyle::hiddenFillColor(TimelineBarStyle style)
+{
+    return mix(fillColor(style), laneColor(), 0.6);
 }
 
 QColor TimelineStyle::borderColor(TimelineBarStyle style)
@@ -71,6 +80,8 @@ QString TimelineStyle::name(TimelineBarStyle style)
         return QCoreApplication::translate("TimelineStyle", "forward");
     case TimelineBarStyle::Backward:
         return QCoreApplication::translate("TimelineStyle", "backward");
+    case TimelineBarStyle::WeightGradient:
+        return QCoreApplication::translate("TimelineStyle", "weight gradients (W)");
     case TimelineBarStyle::Recompute:
         return QCoreApplication::translate("TimelineStyle", "recompute");
     case TimelineBarStyle::Optimizer:

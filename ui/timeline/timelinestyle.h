@@ -14,6 +14,8 @@ class TimelineStyle
 {
 public:
     static QColor fillColor(TimelineBarStyle style);
+    /// A communication bar hidden under compute: its fill faded towards the lane.
+    static QColor hiddenFillColor(TimelineBarStyle style);
     static QColor borderColor(TimelineBarStyle style);
     /// The colour of a bar too thin for a border (or of several merged into one pixel): between fill and border,
     /// so that thin bars stay visible on the lane background.

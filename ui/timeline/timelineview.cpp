@@ -10,6 +10,7 @@
 #include "widgets/int64spinbox.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFileDialog>
 #include <QFrame>
 #include <QHBoxLayout>
@@ -39,6 +40,11 @@ namespace {
             entries << QStringLiteral("<span style='color:%1; font-size:14px'>\u25a0</span>&nbsp;%2")
                            .arg(TimelineStyle::solidColor(style).name(), TimelineStyle::name(style));
         }
+        if (data && data->ok && data->anyHidden)
+            entries << QStringLiteral("<span style='color:%1; font-size:14px'>\u25a0</span>&nbsp;%2")
+                           .arg(TimelineStyle::hiddenFillColor(TimelineBarStyle::AllToAll).name(),
+                               QCoreApplication::translate("TimelineView", "pale: hidden under compute")
+                                   .replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));
         return entries.join(QStringLiteral("&nbsp;&nbsp;&nbsp; "));
     }
 

@@ -648,6 +648,9 @@ void ConfigForm::addField(QFormLayout* layout, Field field)
     }
     case FieldKind::Choice: {
         auto* combo = new QComboBox(layout->parentWidget());
+        // The field may be narrower than its longest choice (the list still shows them whole).
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(10);
         combo->addItems(spec.choices);
         connect(combo, &QComboBox::currentIndexChanged, this, [this, id, combo](int index) {
             if (index >= 0)

@@ -152,7 +152,14 @@ QSize Int64SpinBox::sizeHint() const
 
 QSize Int64SpinBox::minimumSizeHint() const
 {
-    return sizeHint();
+    // Room for 7 digits: a narrow panel (the configuration dock at 1366 x 768) may shrink the field below its
+    // preferred width rather than push it past the panel's edge, where its digits would be cut off.
+    ensurePolished();
+    const int width = fontMetrics().horizontalAdvance(QString(7, QLatin1Char('0')));
+    QStyleOptionSpinBox option;
+    initStyleOption(&option);
+    const QSize content(width, lineEdit()->sizeHint().height());
+    return style()->sizeFromContents(QStyle::CT_SpinBox, &option, content, this).boundedTo(sizeHint());
 }
 
 } // namespace stagecraft

@@ -18,6 +18,7 @@
 #include "version.h"
 #include "widgets/configeditor.h"
 #include "widgets/exportdialog.h"
+#include "widgets/layouteditor.h"
 #include "widgets/overviewview.h"
 #include "widgets/reportview.h"
 
@@ -216,6 +217,10 @@ void MainWindow::createMenus()
     m_clearBaselineAction = edit->addAction(tr("C&lear Baseline"), this, &MainWindow::clearBaseline);
     m_clearBaselineAction->setObjectName(QStringLiteral("clearBaselineAction"));
     m_clearBaselineAction->setEnabled(false);
+    edit->addSeparator();
+    QAction* layoutAction = edit->addAction(tr("Pipeline &Layout..."), this, &MainWindow::openLayoutEditor);
+    layoutAction->setObjectName(QStringLiteral("pipelineLayoutAction"));
+    layoutAction->setStatusTip(tr("Edit which layers every pipeline chunk holds"));
     edit->addSeparator();
     QAction* resynth = edit->addAction(tr("Synthesize &Now"), this, &MainWindow::startSynthesis);
     resynth->setShortcut(QKeySequence(Qt::Key_F5));
@@ -688,6 +693,25 @@ ExportDialog* MainWindow::openExportDialog()
     auto* dialog = new ExportDialog(m_shownResult, m_persistSettings, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowModality(Qt::WindowModal);
+    dialog->show();
+    return dialog;
+}
+
+LayoutEditorDialog* MainWindow::openLayoutEditor()
+{
+    auto* dialog = new LayoutEditorDialog(m_document->config(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        Config config = m_document->config();
+        ParallelismConfig& p = config.parallelism;
+        p.pipelineLayout = dialog->layoutText().toStdString();
+        // A layout says where every layer goes: the shorthands for one cannot stand beside it.
+        p.firstStageLayers = p.lastStageLayers = 0;
+        p.embeddingInSplit = p.lossInSplit = false;
+        if (config != m_document->config())
+            m_document->edit(config, tr("Set the pipeline layout to %1").arg(dialog->layoutText()));
+    });
     dialog->show();
     return dialog;
 }

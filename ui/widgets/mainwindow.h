@@ -24,6 +24,7 @@ namespace stagecraft {
 class ConfigDocument;
 class ConfigEditor;
 class ExportDialog;
+class LayoutEditorDialog;
 class OverviewView;
 class RecentFiles;
 class ReportView;
@@ -73,6 +74,9 @@ public:
     /// File > Export Chakra Trace: opens the export dialog over the shown result (window-modal, deleted on
     /// close) and returns it; null when there is no result yet.
     ExportDialog* openExportDialog();
+    /// Edit > Pipeline Layout: the layout editor over the config being edited (modal to the window); OK applies
+    /// its layout as one undoable edit (clearing the split keys a layout replaces).
+    LayoutEditorDialog* openLayoutEditor();
 
     /// Edit > Pin as Baseline: keeps the shown result (and its step-time estimate, when it has arrived) as the
     /// baseline the Overview, the Memory tab and the Sweep compare every later result with. An undo step of the
