@@ -77,6 +77,7 @@ Command addSweepCommand(CLI::App& app)
         std::optional<int64_t> gpusPerNode;
         std::optional<double> efficiency;
         bool exact = false;
+        int64_t fullPlans = 64;
         int threads = 0;
         std::vector<int64_t> microBatches = SweepOptions {}.microBatches;
         std::vector<std::pair<Schedule, int64_t>> schedules;
@@ -102,6 +103,11 @@ Command addSweepCommand(CLI::App& app)
            "measured figure)")
         ->check(CLI::Range(1e-6, 1.0));
     cmd->add_flag("--exact", state->exact, "Synthesize every plan in full instead of the reduced-program estimate");
+    cmd->add_option("--full-plans", state->fullPlans,
+           "Quick sweeps: plans the reduced programs do not model (zb1p, dualpipe, dualpipev, a layout, the "
+           "overlapped all-to-all) are synthesized in full, at most this many; the rest are not estimated")
+        ->capture_default_str()
+        ->transform(integerIn(0, kMaxConfigInteger, "NONNEGATIVE"));
     cmd->add_option("--threads", state->threads, "Worker threads (0: one per core)")
         ->capture_default_str()
         ->transform(integerIn(0, 4096, "NONNEGATIVE"));
@@ -114,18 +120,22 @@ Command addSweepCommand(CLI::App& app)
            [state](const std::vector<std::string>& names) {
                state->schedules.clear();
                for (const std::string& name : names) {
-                   // "1f1b", "gpipe", "interleaved:V" (V virtual stages per rank, at least 2), spelled as in the
+                   // "1f1b", "gpipe", "interleaved:V" (V virtual stages per rank, at least 2), "zb1p", "dualpipe",
+                   // "dualpipev", spelled as in the
                    // config (toString(Schedule)).
                    const size_t colon = name.find(':');
                    const std::string kind = name.substr(0, colon);
                    std::optional<Schedule> schedule;
-                   for (Schedule s : { Schedule::GPipe, Schedule::OneFOneB, Schedule::Interleaved })
+                   for (Schedule s : { Schedule::GPipe, Schedule::OneFOneB, Schedule::Interleaved,
+                            Schedule::ZeroBubbleH1, Schedule::DualPipe, Schedule::DualPipeV })
                        if (kind == toString(s))
                            schedule = s;
                    const bool interleaved = schedule == Schedule::Interleaved;
                    if (!schedule || interleaved != (colon != std::string::npos))
                        throw CLI::ValidationError("--schedules",
-                           "expected 1f1b, gpipe or interleaved:V (V virtual stages per rank), found \"" + name + "\"");
+                           "expected 1f1b, gpipe, interleaved:V (V virtual stages per rank), zb1p, dualpipe or "
+                           "dualpipev, found \""
+                               + name + "\"");
                    int64_t v = 1;
                    if (interleaved) {
                        const std::string digits = name.substr(colon + 1);
@@ -138,8 +148,8 @@ Command addSweepCommand(CLI::App& app)
                    state->schedules.emplace_back(*schedule, v);
                }
            },
-           "Pipeline schedules tried for plans with pp > 1, e.g. 1f1b,interleaved:4 (default: 1f1b and the "
-           "config's own schedule)")
+           "Pipeline schedules tried for plans with pp > 1, e.g. 1f1b,interleaved:4,zb1p,dualpipe (default: 1f1b and "
+           "the config's own schedule; zb1p, dualpipe and dualpipev plans are synthesized in full)")
         ->delimiter(',');
     cmd->add_option("--tpot-ms", state->tpotMs,
            "Serving configs: reject plans whose time per output token exceeds this many milliseconds (default: no "
@@ -176,6 +186,7 @@ Command addSweepCommand(CLI::App& app)
                 const EstimateOptions options;
                 SweepOptions sweepOptions;
                 sweepOptions.exact = state->exact;
+                sweepOptions.fullSynthesisLimit = state->fullPlans;
                 sweepOptions.threads = state->threads;
                 sweepOptions.microBatches = state->microBatches;
                 sweepOptions.schedules = state->schedules;

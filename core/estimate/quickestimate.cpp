@@ -425,6 +425,11 @@ bool ReducedPlanCache::samePlan(const Config& a, const Config& b)
 ReducedPlanCache::ReducedPlanCache() = default;
 ReducedPlanCache::~ReducedPlanCache() = default;
 
+bool quickEstimateModels(const ParallelismConfig& par)
+{
+    return !splitsBackward(par.schedule) && par.pipelineLayout.empty() && !par.overlapMoeExpertParallelComm;
+}
+
 bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptions& options, ModelGraphCache& graphs,
     QuickEstimate& out, std::string& error, ReducedPlanCache* plans)
 {
@@ -447,7 +452,7 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         }
         const int32_t m = static_cast<int32_t>(m64);
         const bool interleaved = par.schedule == Schedule::Interleaved && shape.v > 1;
-        if (splitsBackward(par.schedule) || !par.pipelineLayout.empty() || par.overlapMoeExpertParallelComm) {
+        if (!quickEstimateModels(par)) {
             error = std::string("the quick estimate does not model schedule ") + toString(par.schedule)
                 + (par.pipelineLayout.empty() ? "" : " with a pipeline_layout")
                 + (par.overlapMoeExpertParallelComm ? " with the overlapped expert all-to-all" : "");

@@ -92,6 +92,10 @@ struct QuickEstimate
 /// Agreement with the full synthesis + estimateStep is tested on small plans (tst_sweep). Returns false with
 /// `error` when the reduced plan cannot be built. Never throws. Thread-safe when threads share `graphs` and each
 /// passes its own `plans` (optional: reuses the reduced plans of the previous calls).
+/// Whether quickEstimate() models the plan: not the split-backward schedules (zb1p, dualpipe, dualpipev), a
+/// pipeline_layout or the overlapped expert all-to-all, whose reduced programs it cannot extrapolate.
+bool quickEstimateModels(const ParallelismConfig& parallelism);
+
 bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptions& options, ModelGraphCache& graphs,
     QuickEstimate& out, std::string& error, ReducedPlanCache* plans = nullptr);
 

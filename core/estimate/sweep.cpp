@@ -70,9 +70,12 @@ namespace {
                 return;
             }
             Config config = sweepPlanConfig(base, c);
+            // A plan the quick estimate does not model (a split-backward schedule, a layout, the overlapped expert
+            // all-to-all) is synthesized in full, as --exact does.
+            const bool exact = sweepOptions.exact || !quickEstimateModels(config.parallelism);
             // The node limit bounds a full synthesis; the quick estimate builds reduced programs of a few layers and
-            // micro-batches whatever the plan's size, so only --exact is held to it.
-            if (!sweepOptions.exact)
+            // micro-batches whatever the plan's size, so only a full synthesis is held to it.
+            if (!exact)
                 config.maxProgramNodes = std::numeric_limits<int64_t>::max();
             for (const Diagnostic& d : validateConfig(config)) {
                 if (d.severity == Severity::Error) {
@@ -81,10 +84,12 @@ namespace {
                 }
             }
             std::string error;
-            if (sweepOptions.exact) {
+            if (exact) {
                 SynthesisOptions synthesisOptions;
                 synthesisOptions.memorySeries = false;
                 synthesisOptions.threads = 1; // the sweep runs one candidate per thread
+                // Not asked for in full (--exact): the steady state's repeats are extrapolated, as `report` does.
+                synthesisOptions.compressMicroBatches = !sweepOptions.exact;
                 SynthesisOutcome outcome =
                     synthesize(config, nullptr, graphs.get(config.model, config.training.precision), synthesisOptions);
                 if (!outcome.result) {
@@ -274,6 +279,26 @@ Config sweepPlanConfig(const Config& base, const SweepCandidate& plan)
     p.virtualStages = plan.virtualStages;
     config.training.microBatch = plan.microBatch;
     config.training.recompute = plan.recompute;
+    const ParallelismConfig& b = base.parallelism;
+    // Without a pipeline there is no first or last stage to make uneven.
+    if (p.pp == 1) {
+        p.firstStageLayers = p.lastStageLayers = 0;
+        p.embeddingInSplit = p.lossInSplit = false;
+    }
+    // The base's pipeline layout places layers on its own pp x v chunks: another pipeline gets the even split.
+    if (!p.pipelineLayout.empty()
+        && (p.pp != b.pp || p.schedule != b.schedule || pipelineVirtualStages(p) != pipelineVirtualStages(b))) {
+        p.pipelineLayout.clear();
+        p.virtualStages = plan.virtualStages;
+    }
+    // The overlapped expert all-to-all where the plan allows it (Megatron-Core's preconditions, configvalidator):
+    // expert parallelism, virtual stages or DualPipe when pipelined, no full recompute.
+    if (p.overlapMoeExpertParallelComm) {
+        const bool chunked = p.schedule == Schedule::DualPipe || p.schedule == Schedule::DualPipeV
+            || (p.schedule == Schedule::Interleaved && p.virtualStages > 1);
+        if (p.ep <= 1 || (p.pp > 1 && !chunked) || plan.recompute == Recompute::Full)
+            p.overlapMoeExpertParallelComm = false;
+    }
     return config;
 }
 
@@ -326,6 +351,27 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
         std::vector<SweepCandidate> candidates =
             result.serving ? servingCandidates(base, gpus) : trainingCandidates(base, gpus, sweepOptions);
 
+        // A quick sweep synthesizes in full what the quick estimate does not model, within a budget.
+        if (!result.serving && !sweepOptions.exact) {
+            int64_t budget = std::max<int64_t>(0, sweepOptions.fullSynthesisLimit);
+            for (SweepCandidate& c : candidates) {
+                const Config config = sweepPlanConfig(base, c);
+                if (quickEstimateModels(config.parallelism) || hasErrors(validateConfig(config)))
+                    continue; // estimated quickly, or refused by evaluate() with the validator's reason
+                if (budget > 0) {
+                    --budget;
+                    continue;
+                }
+                reject(c, SweepRejection::NotEstimated, "full-synthesis",
+                    std::string("not estimated: the quick sweep synthesizes at most ")
+                        + std::to_string(sweepOptions.fullSynthesisLimit) + " plans of schedule "
+                        + toString(config.parallelism.schedule)
+                        + (config.parallelism.pipelineLayout.empty() ? "" : " with a layout")
+                        + (config.parallelism.overlapMoeExpertParallelComm ? " with the overlapped all-to-all" : "")
+                        + " in full (--full-plans), as its reduced programs do not model them");
+            }
+        }
+
         // Evaluate on a small pool; each worker writes only its own candidates, so the order is fixed.
         int threads =
             sweepOptions.threads > 0 ? sweepOptions.threads : static_cast<int>(std::thread::hardware_concurrency());
@@ -351,6 +397,8 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
                 if (g + 1 >= groupStart.size())
                     return;
                 for (size_t i = groupStart[g]; i < groupStart[g + 1]; ++i) {
+                    if (candidates[i].rejection != SweepRejection::None)
+                        continue; // refused before the evaluation (NotEstimated)
                     try {
                         evaluator.evaluate(candidates[i], plans);
                     } catch (const std::exception& e) {
@@ -376,8 +424,13 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
             t.join();
         result.cancelled = stop.load();
 
-        for (SweepCandidate& c : candidates)
+        for (SweepCandidate& c : candidates) {
+            if (!result.serving && !sweepOptions.exact && c.rejection != SweepRejection::Invalid
+                && c.rejection != SweepRejection::NotEstimated
+                && !quickEstimateModels(sweepPlanConfig(base, c).parallelism))
+                ++result.synthesizedInFull;
             (c.rejection == SweepRejection::None ? result.ranked : result.rejected).push_back(std::move(c));
+        }
         if (result.serving)
             std::stable_sort(
                 result.ranked.begin(), result.ranked.end(), [](const SweepCandidate& a, const SweepCandidate& b) {
@@ -494,11 +547,13 @@ std::string sweepText(const SweepResult& r, int64_t top)
             r.rejected.size(), r.cancelled ? " [cancelled: incomplete]" : "");
         out += line;
     } else {
-        std::snprintf(line, sizeof line, "%lld plans: %zu fit, %zu rejected (%s estimate)%s\n\n",
-            static_cast<long long>(r.candidates), r.ranked.size(), r.rejected.size(),
-            r.method == "exact" ? "exact: full synthesis" : "quick: reduced programs",
-            r.cancelled ? " [cancelled: incomplete]" : "");
-        out += line;
+        const std::string method = r.method == "exact" ? std::string("exact: full synthesis")
+            : r.synthesizedInFull > 0 ? "quick: reduced programs; " + std::to_string(r.synthesizedInFull)
+                + " plans they do not model (zb1p, dualpipe, dualpipev, a layout, the overlapped all-to-all) in full"
+                                      : std::string("quick: reduced programs");
+        out += std::to_string(r.candidates) + " plans: " + std::to_string(r.ranked.size()) + " fit, "
+            + std::to_string(r.rejected.size()) + " rejected (" + method + " estimate)"
+            + (r.cancelled ? " [cancelled: incomplete]" : "") + "\n\n";
     }
     if (r.serving && !r.ranked.empty()) {
         out += "rank    dp   tp   pp   cp   ep        TTFT        TPOT   tokens/s/GPU  decode tok/s/GPU  max seqs   "
@@ -559,10 +614,11 @@ std::string sweepText(const SweepResult& r, int64_t top)
             const std::string what = key == "memory" ? "do not fit in HBM"
                 : key == "tpot"                      ? "are over the time per output token limit"
                 : key == "estimate"                  ? "failed"
+                : key == "full-synthesis"            ? "not estimated"
                                                      : "invalid";
-            std::snprintf(line, sizeof line, "  %6lld %s (%s), e.g. %s\n", static_cast<long long>(g.count),
-                what.c_str(), key.c_str(), g.example.c_str());
-            out += line;
+            // Built as a string: a long reason must not lose the line's end to a fixed buffer.
+            std::snprintf(line, sizeof line, "  %6lld ", static_cast<long long>(g.count));
+            out += line + what + " (" + key + "), e.g. " + g.example + "\n";
         }
     }
     return out;

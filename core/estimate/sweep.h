@@ -32,6 +32,10 @@ struct SweepOptions
     /// Serving sweeps (an inference base config): plans whose time per output token exceeds this many seconds are
     /// rejected (SweepRejection::OverTpotLimit); 0 sets no limit. Training sweeps ignore it.
     double tpotLimitS = 0;
+    /// A quick sweep synthesizes in full the plans its reduced programs do not model (quickEstimateModels():
+    /// zb1p, dualpipe, dualpipev, a layout, the overlapped all-to-all), at most this many valid ones in enumeration
+    /// order; the rest are SweepRejection::NotEstimated. A full synthesis takes up to seconds per plan.
+    int64_t fullSynthesisLimit = 64;
 };
 
 /// Why a candidate plan was dropped.
@@ -42,6 +46,7 @@ enum class SweepRejection : uint8_t
     OutOfMemory, ///< the peak memory of some rank exceeds the GPU's HBM
     EstimateFailed, ///< the synthesis or the estimate failed (an internal problem)
     OverTpotLimit, ///< serving: the time per output token exceeds SweepOptions::tpotLimitS
+    NotEstimated, ///< a quick sweep past SweepOptions::fullSynthesisLimit plans that need a full synthesis
 };
 
 /// One (dp, tp, pp, cp, ep, micro_batch, recompute, zero) combination and its outcome.
@@ -84,6 +89,9 @@ struct SweepResult
     double peakFlops = 0; ///< dense peak of the training precision
     double computeEfficiency = 0;
     std::string method; ///< "quick" or "exact"
+    /// A quick sweep's candidates (not refused by the validator) that it synthesized in full because the quick
+    /// estimate does not model them (quickEstimateModels()).
+    int64_t synthesizedInFull = 0;
     int64_t candidates = 0; ///< ranked.size() + rejected.size()
     std::vector<SweepCandidate> ranked;
     std::vector<SweepCandidate> rejected;

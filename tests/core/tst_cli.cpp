@@ -411,8 +411,8 @@ private Q_SLOTS:
         row("FIFO", "report %fifo", QStringLiteral("pipe.yaml: error: is a FIFO (named pipe)"));
         row("--gpus 0", "sweep tiny --gpus 0", QStringLiteral("--gpus: 0 is out of range: expected 1 \u2026 16777216"));
         row("--schedules unknown", "sweep tiny --gpus 4 --schedules 1f1b,zb",
-            QStringLiteral("--schedules: expected 1f1b, gpipe or interleaved:V (V virtual stages per rank), found "
-                           "\"zb\""));
+            QStringLiteral("--schedules: expected 1f1b, gpipe, interleaved:V (V virtual stages per rank), zb1p, "
+                           "dualpipe or dualpipev, found \"zb\""));
         row("--schedules interleaved:1", "sweep tiny --gpus 4 --schedules interleaved:1",
             QStringLiteral("--schedules: interleaved needs its virtual stages per rank, 2 to 1024"));
         row("--dp past int64", "report tiny --dp 99999999999999999999",

@@ -9,6 +9,7 @@
 
 #include <QtTest>
 #include <cmath>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -283,6 +284,50 @@ private Q_SLOTS:
         QCOMPARE(gpipe.candidates, flat + pipelined);
         for (const SweepCandidate& c : gpipe.ranked)
             QCOMPARE(c.schedule, c.pp > 1 ? Schedule::GPipe : Schedule::OneFOneB);
+    }
+
+    void splitBackwardSchedulesAreSwept()
+    {
+        // zb1p, dualpipe and dualpipev plans, which the quick estimate does not model, are synthesized in full: each
+        // one's step time and peak equal the full estimate of the same plan (the --exact sweep's), and the result
+        // counts them. tiny on 8 GPUs with 16 sequences.
+        SweepOptions quickOptions, exactOptions;
+        quickOptions.threads = exactOptions.threads = 2;
+        exactOptions.exact = true;
+        quickOptions.fullSynthesisLimit = 100000;
+        quickOptions.schedules = exactOptions.schedules = { { Schedule::OneFOneB, 1 }, { Schedule::ZeroBubbleH1, 1 },
+            { Schedule::DualPipe, 1 }, { Schedule::DualPipeV, 1 } };
+        const Config base = load("tiny", kSweepBase);
+        const GpuSpec gpu = *gpuPreset("h100-sxm");
+        const SweepResult quick = sweep(base, 8, gpu, EstimateOptions {}, nullptr, quickOptions);
+        const SweepResult exact = sweep(base, 8, gpu, EstimateOptions {}, nullptr, exactOptions);
+        QVERIFY(quick.error.empty());
+        std::map<std::pair<PlanKey, int>, const SweepCandidate*> exactPlans;
+        for (const SweepCandidate& c : exact.ranked)
+            exactPlans[{ key(c), static_cast<int>(c.schedule) }] = &c;
+        int64_t split = 0;
+        std::set<Schedule> ranked;
+        for (const SweepCandidate& c : quick.ranked) {
+            if (!splitsBackward(c.schedule))
+                continue;
+            ++split;
+            ranked.insert(c.schedule);
+            const auto it = exactPlans.find({ key(c), static_cast<int>(c.schedule) });
+            QVERIFY(it != exactPlans.end());
+            QCOMPARE(c.stepTimeS, it->second->stepTimeS);
+            QCOMPARE(c.peakBytes, it->second->peakBytes);
+        }
+        QCOMPARE(ranked, (std::set<Schedule> { Schedule::ZeroBubbleH1, Schedule::DualPipe, Schedule::DualPipeV }));
+        QVERIFY(quick.synthesizedInFull >= split);
+        QCOMPARE(exact.synthesizedInFull, int64_t(0));
+        // A budget of 5 full syntheses: 5 such plans are estimated, every other valid one is NotEstimated.
+        quickOptions.fullSynthesisLimit = 5;
+        const SweepResult budget = sweep(base, 8, gpu, EstimateOptions {}, nullptr, quickOptions);
+        int64_t notEstimated = 0;
+        for (const SweepCandidate& c : budget.rejected)
+            notEstimated += c.rejection == SweepRejection::NotEstimated ? 1 : 0;
+        QCOMPARE(budget.synthesizedInFull, int64_t(5));
+        QCOMPARE(notEstimated, quick.synthesizedInFull - 5);
     }
 
     void rankingAndReasons()
