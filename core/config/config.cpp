@@ -48,22 +48,19 @@ const char* toString(Recompute r)
     return "?";
 }
 
-namespace {
-    struct ModuleName
-    {
-        std::string_view name;
-        uint8_t bit;
-    };
-    constexpr ModuleName kModuleNames[] { { "core_attn", recompute_module::kCoreAttn },
+const std::vector<RecomputeModuleName>& recomputeModuleTable()
+{
+    static const std::vector<RecomputeModuleName> table { { "core_attn", recompute_module::kCoreAttn },
         { "layernorm", recompute_module::kLayernorm }, { "mla_up_proj", recompute_module::kMlaUpProj },
         { "mlp", recompute_module::kMlp }, { "moe", recompute_module::kMoe }, { "moe_act", recompute_module::kMoeAct },
         { "shared_experts", recompute_module::kSharedExperts } };
-} // namespace
+    return table;
+}
 
 std::vector<std::string> recomputeModuleNames(uint8_t mask)
 {
     std::vector<std::string> names;
-    for (const ModuleName& m : kModuleNames)
+    for (const RecomputeModuleName& m : recomputeModuleTable())
         if (mask & m.bit)
             names.emplace_back(m.name);
     return names;
@@ -71,7 +68,7 @@ std::vector<std::string> recomputeModuleNames(uint8_t mask)
 
 uint8_t recomputeModuleBit(std::string_view name)
 {
-    for (const ModuleName& m : kModuleNames)
+    for (const RecomputeModuleName& m : recomputeModuleTable())
         if (m.name == name)
             return m.bit;
     return 0;

@@ -45,8 +45,15 @@ namespace recompute_module {
     /// not kept either, and its consumers' backward reads the recomputed value. The others keep their output (the
     /// consumer saved it) and re-run only their inside.
     inline constexpr uint8_t kOutputDiscarding = kLayernorm | kMlaUpProj | kMoeAct;
-    inline constexpr uint8_t kAll = 127;
 } // namespace recompute_module
+/// One recompute module: its Megatron-LM name and its bit.
+struct RecomputeModuleName
+{
+    std::string_view name;
+    uint8_t bit;
+};
+/// Every recompute module, in the order of recompute_module.
+const std::vector<RecomputeModuleName>& recomputeModuleTable();
 /// The Megatron-LM names of a module mask, in the order of recompute_module ("core_attn", "layernorm", ...).
 std::vector<std::string> recomputeModuleNames(uint8_t mask);
 /// The bit of one Megatron-LM module name; 0 when the name is unknown.

@@ -111,10 +111,12 @@ namespace {
         { "eager", AttentionKernel::Eager } };
     const std::vector<EnumName<Recompute>> kRecomputes { { "none", Recompute::None },
         { "selective", Recompute::Selective }, { "full", Recompute::Full } };
-    const std::vector<EnumName<uint8_t>> kRecomputeModules { { "core_attn", recompute_module::kCoreAttn },
-        { "layernorm", recompute_module::kLayernorm }, { "mla_up_proj", recompute_module::kMlaUpProj },
-        { "mlp", recompute_module::kMlp }, { "moe", recompute_module::kMoe }, { "moe_act", recompute_module::kMoeAct },
-        { "shared_experts", recompute_module::kSharedExperts } };
+    const std::vector<EnumName<uint8_t>> kRecomputeModules = [] {
+        std::vector<EnumName<uint8_t>> names;
+        for (const RecomputeModuleName& m : recomputeModuleTable())
+            names.push_back({ m.name, m.bit });
+        return names;
+    }();
     const std::vector<EnumName<Schedule>> kSchedules { { "gpipe", Schedule::GPipe }, { "1f1b", Schedule::OneFOneB },
         { "interleaved", Schedule::Interleaved }, { "zb1p", Schedule::ZeroBubbleH1 },
         { "dualpipe", Schedule::DualPipe }, { "dualpipev", Schedule::DualPipeV } };

@@ -72,7 +72,7 @@ namespace {
             Config config = sweepPlanConfig(base, c);
             // A plan the quick estimate does not model (a split-backward schedule, a layout, the overlapped expert
             // all-to-all) is synthesized in full, as --exact does.
-            const bool exact = sweepOptions.exact || !quickEstimateModels(config.parallelism);
+            const bool exact = sweepOptions.exact || c.fullSynthesis;
             // The node limit bounds a full synthesis; the quick estimate builds reduced programs of a few layers and
             // micro-batches whatever the plan's size, so only a full synthesis is held to it.
             if (!exact)
@@ -356,7 +356,8 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
             int64_t budget = std::max<int64_t>(0, sweepOptions.fullSynthesisLimit);
             for (SweepCandidate& c : candidates) {
                 const Config config = sweepPlanConfig(base, c);
-                if (quickEstimateModels(config.parallelism) || hasErrors(validateConfig(config)))
+                c.fullSynthesis = !quickEstimateModels(config.parallelism);
+                if (!c.fullSynthesis || hasErrors(validateConfig(config)))
                     continue; // estimated quickly, or refused by evaluate() with the validator's reason
                 if (budget > 0) {
                     --budget;
@@ -425,9 +426,8 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
         result.cancelled = stop.load();
 
         for (SweepCandidate& c : candidates) {
-            if (!result.serving && !sweepOptions.exact && c.rejection != SweepRejection::Invalid
-                && c.rejection != SweepRejection::NotEstimated
-                && !quickEstimateModels(sweepPlanConfig(base, c).parallelism))
+            if (c.fullSynthesis && c.rejection != SweepRejection::Invalid
+                && c.rejection != SweepRejection::NotEstimated)
                 ++result.synthesizedInFull;
             (c.rejection == SweepRejection::None ? result.ranked : result.rejected).push_back(std::move(c));
         }

@@ -58,6 +58,8 @@ struct SweepCandidate
     Recompute recompute = Recompute::None;
     int zero = 0;
     bool sequenceParallel = false;
+    /// A quick sweep's plan that the quick estimate does not model (quickEstimateModels()): synthesized in full.
+    bool fullSynthesis = false;
     SweepRejection rejection = SweepRejection::None;
     std::string reason; ///< e.g. "peak 93.1 GiB > 80.0 GiB HBM", "parallelism.tp: tp=16 does not divide kv_heads=8"
     std::string reasonKey; ///< grouping key of the reason: "memory", the config key path, or "estimate"

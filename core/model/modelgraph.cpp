@@ -43,6 +43,13 @@ int ModelGraph::weightIndex(TensorId id) const
     return weightSlot[static_cast<size_t>(id.value)];
 }
 
+bool ModelGraph::writesOnlyWeightGradients(const Op& op) const
+{
+    return !op.outputs.empty() && std::all_of(op.outputs.begin(), op.outputs.end(), [this](const Operand& out) {
+        return tensor(out.tensor).role == TensorRole::WeightGrad;
+    });
+}
+
 Expr ModelGraph::parameterCount() const
 {
     return parameters;
@@ -143,13 +150,6 @@ namespace {
             g().tensors[static_cast<size_t>(grad.value)].isExpertWeight = expert;
             g().weightGrads.push_back(grad);
             return id;
-        }
-
-        /// An activation gradient's dtype: its tensor's, but 16-bit for one kept in FP8 (the data-gradient GEMM
-        /// writes bf16).
-        DType gradDtype(DType forward) const
-        {
-            return forward == DType::F8 ? m_act : forward;
         }
 
         Operand in(TensorId t) const
@@ -827,7 +827,7 @@ namespace {
         m_graph->firstBackwardOp = static_cast<int32_t>(m_graph->ops.size());
         differentiate();
         if (m_graph->precision == Precision::Fp8)
-            storeGemmInputsInFp8(); // after the backward: its readers count too
+            storeGemmInputsInFp8(); // after the backward: its readers count too, its gradients stay 16-bit
         m_graph->firstOptimizerOp = static_cast<int32_t>(m_graph->ops.size());
         for (int32_t i = m_graph->firstBackwardOp; i < m_graph->firstOptimizerOp; ++i) {
             Op& op = m_graph->ops[static_cast<size_t>(i)];
@@ -884,8 +884,7 @@ namespace {
                 if (c.region != region)
                     region = fallbackRegion;
             const Tensor src = g().tensor(t); // a copy: newTensor() may reallocate the tensor list
-            result = newTensor(
-                "d:" + src.name, src.dims, TensorRole::ActivationGrad, src.layer, gradDtype(src.dtype), false);
+            result = newTensor("d:" + src.name, src.dims, TensorRole::ActivationGrad, src.layer, src.dtype, false);
             std::vector<Operand> inputs;
             for (const Contribution& c : parts)
                 inputs.push_back(in(c.grad, src.dims));
@@ -915,8 +914,8 @@ namespace {
                     const TensorId wg = g().weightGrads[static_cast<size_t>(g().weightIndex(x.tensor))];
                     return Operand { wg, x.labels };
                 }
-                TensorId d = newTensor(
-                    "d:" + t.name + suffix, t.dims, TensorRole::ActivationGrad, fop.layer, gradDtype(t.dtype), false);
+                TensorId d =
+                    newTensor("d:" + t.name + suffix, t.dims, TensorRole::ActivationGrad, fop.layer, t.dtype, false);
                 return Operand { d, x.labels };
             };
             auto needsGrad = [&](const Operand& x) { return g().tensor(x.tensor).requiresGrad; };
@@ -1125,9 +1124,9 @@ namespace {
         // directly (TE's fused LayerNormLinear, LayerNormMLP). So an activation whose every reader is an FP8 GEMM
         // lives in FP8 (1 byte), also on the wire of a sequence-parallel all-gather before it. One read by another
         // op as well, forward or backward (the attention output, which the flash backward reads), stays bf16, its
-        // FP8 copy left out. The
-        // expert dispatch stays bf16 (Megatron-Core's moe_dispatch_fwd_dtype default, transformer_config.py at
-        // d98e8a64): the tokens are quantized after the all-to-all.
+        // FP8 copy left out. The expert dispatch stays bf16 (Megatron-Core's moe_dispatch_fwd_dtype default,
+        // transformer_config.py at d98e8a64): the tokens are quantized after the all-to-all. Runs after the
+        // backward is built, so the activation gradients keep the 16-bit dtype the data-gradient GEMMs write.
         ModelGraph& graph = g();
         const size_t n = graph.tensors.size();
         std::vector<int32_t> gemmReads(n, 0), otherReads(n, 0);

@@ -72,6 +72,8 @@ public:
     Expr parameterCount() const;
     /// Sum of op FLOPs of one pass over the graph restricted to `pass`.
     Expr flops(Pass pass) const;
+    /// Whether `op` writes weight gradients only (a backward GEMM's weight part: a split backward's W).
+    bool writesOnlyWeightGradients(const Op& op) const;
 };
 
 /// Builds the graph for a model. Throws std::invalid_argument for a family the builder cannot handle (never for

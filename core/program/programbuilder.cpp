@@ -252,7 +252,7 @@ namespace {
         /// Makes the inputs of op `opIndex` ready (receives and relayouts) ahead of the op; returns their nodes.
         std::vector<uint32_t> issueInputs(int32_t opIndex, int32_t microBatch, Phase phase);
         /// DualPipe's overlapped pair starts when the inputs of both its passes are in: receives the backward
-        /// unit's inputs now and makes the next compute node wait for them (gateNextCompute).
+        /// unit's inputs now and makes the next compute node wait for them (m_gate).
         void gatePairOnBackwardInputs(const ScheduleUnit& backward);
         /// The physical stage of a stage of the forward direction, for micro-batch `microBatch`: under DualPipe the
         /// reverse direction's micro-batches run chunk g on stage pp-1-g.
@@ -1194,10 +1194,7 @@ namespace {
                         }
                     }
                 }
-                const bool weightOnly = !layers.empty()
-                    && std::all_of(op.outputs.begin(), op.outputs.end(),
-                        [&](const Operand& out) { return G.tensor(out.tensor).role == TensorRole::WeightGrad; });
-                m_weightOnly[i] = weightOnly ? 1 : 0;
+                m_weightOnly[i] = G.writesOnlyWeightGradients(op) ? 1 : 0;
                 if (layers.empty())
                     m_gradLayersOf.erase(static_cast<int32_t>(i));
             }

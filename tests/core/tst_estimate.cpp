@@ -648,13 +648,6 @@ private Q_SLOTS:
         const StepEstimate e = estimate(*r, computeOnlyGpu(peak), options);
         QCOMPARE(int(e.classes.size()), p);
         const ModelGraph& g = *r->plan->graph;
-        auto writesWeightGradOnly = [&](const ProgramNode& n) {
-            const Op& op = g.ops[static_cast<size_t>(n.op)];
-            for (const Operand& out : op.outputs)
-                if (g.tensor(out.tensor).role != TensorRole::WeightGrad)
-                    return false;
-            return !op.outputs.empty();
-        };
         // A middle stage's chunk (stage 1, its first chunk, micro-batch 0): no embedding, no head.
         const ClassProgram& middle = r->classes[1];
         double f = 0, b = 0, w = 0;
@@ -666,7 +659,7 @@ private Q_SLOTS:
                 f += t;
             else if (n.pass == Pass::Backward) {
                 b += t;
-                if (writesWeightGradOnly(n))
+                if (g.writesOnlyWeightGradients(g.ops[static_cast<size_t>(n.op)]))
                     w += t;
             }
         }

@@ -17,14 +17,9 @@ TimelineBarStyle timelineBarStyle(const ProgramNode& node, const ModelGraph* gra
         if (node.recompute)
             return TimelineBarStyle::Recompute;
         if (node.pass == Pass::Backward && splitBackward && graph && node.op >= 0
-            && static_cast<size_t>(node.op) < graph->ops.size()) {
-            const Op& op = graph->ops[static_cast<size_t>(node.op)];
-            bool weightOnly = !op.outputs.empty();
-            for (const Operand& out : op.outputs)
-                weightOnly = weightOnly && graph->tensor(out.tensor).role == TensorRole::WeightGrad;
-            if (weightOnly)
-                return TimelineBarStyle::WeightGradient;
-        }
+            && static_cast<size_t>(node.op) < graph->ops.size()
+            && graph->writesOnlyWeightGradients(graph->ops[static_cast<size_t>(node.op)]))
+            return TimelineBarStyle::WeightGradient;
         return node.pass == Pass::Backward ? TimelineBarStyle::Backward : TimelineBarStyle::Forward;
     case NodeKind::Collective:
         switch (node.collective) {
