@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "base/smallvector.h"
 #include "mesh/mesh.h"
 #include "model/op.h"
 #include "program/nodename.h"
-#include "program/smallvector.h"
 #include "sharding/layout.h"
 
 #include <cstdint>

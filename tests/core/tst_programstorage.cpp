@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The compact storage of program nodes: SmallVector (inline up to N, heap beyond) and NodeName (micro-batch prefix
 // kept as a number, the rest interned). Both must behave exactly like the std::vector / std::string they replace.
+#include "base/smallvector.h"
 #include "program/nodename.h"
 #include "program/program.h"
-#include "program/smallvector.h"
 
 #include <QtTest>
 #include <algorithm>
