@@ -2,6 +2,7 @@
 #include "cliapp.h"
 
 #include "command.h"
+#include "config/programsize.h"
 #include "version.h"
 
 #include <CLI/CLI.hpp>
@@ -26,6 +27,8 @@ int run(int argc, char** argv)
     commands.push_back(addSimulateCommand(app));
     commands.push_back(addPresetsCommand(app));
     commands.push_back(addImportHfCommand(app));
+    // The program-size limit's message names the flag that raises it (the GUI has no such flag).
+    setProgramLimitAdvice("raise the limit with --max-nodes");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

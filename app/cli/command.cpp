@@ -123,13 +123,17 @@ std::optional<Config> loadConfig(const ConfigFlags& flags, int& exitCode)
     return loaded.config;
 }
 
-std::shared_ptr<const SynthesisResult> loadAndSynthesize(const ConfigFlags& flags, int& exitCode)
+std::shared_ptr<const SynthesisResult> loadAndSynthesize(const ConfigFlags& flags, int& exitCode, bool compressed)
 {
+    // Validation then limits what a compressed synthesis builds (config/programsize.h); process-wide, but a
+    // command runs once per process.
+    setValidateCompressedProgramSize(compressed);
     std::optional<Config> config = loadConfig(flags, exitCode);
     if (!config)
         return nullptr;
     SynthesisOptions options;
     options.memorySeries = false; // no command draws the memory series: its peaks are in the summaries
+    options.compressMicroBatches = compressed;
     SynthesisOutcome outcome = synthesize(*config, nullptr, nullptr, options); // anchors problems at the keys
     if (!outcome.result) {
         // Errors that still have no position (a config without an origin) are reported against the config.

@@ -57,7 +57,11 @@ void printDiagnostics(const std::vector<Diagnostic>& diagnostics);
 std::optional<Config> loadConfig(const ConfigFlags& flags, int& exitCode);
 
 /// Loads and synthesizes; prints diagnostics. Null on failure with `exitCode` set (2 bad input, 1 internal).
-std::shared_ptr<const SynthesisResult> loadAndSynthesize(const ConfigFlags& flags, int& exitCode);
+/// `compressed`: the repeated steady-state micro-batches stay folded (SynthesisOptions::compressMicroBatches), so
+/// the program-size limit bounds only the programs built; the figures are extended exactly to the iteration.
+/// Commands that need every node (an export, a full dump) pass false.
+std::shared_ptr<const SynthesisResult> loadAndSynthesize(
+    const ConfigFlags& flags, int& exitCode, bool compressed = false);
 
 // Each command registers itself; the order here is the order in --help.
 Command addSynthCommand(CLI::App& app);

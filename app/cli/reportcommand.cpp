@@ -85,7 +85,8 @@ Command addReportCommand(CLI::App& app)
         ->type_name("FILE");
     return { cmd, [state]() -> int {
                 int exitCode = ExitOk;
-                auto result = loadAndSynthesize(state->flags, exitCode);
+                // Folded micro-batches unless every node is printed (--dump): the figures are the same.
+                auto result = loadAndSynthesize(state->flags, exitCode, !state->dump);
                 if (!result)
                     return exitCode;
                 if (state->rank) {

@@ -177,7 +177,7 @@ Command addSimulateCommand(CLI::App& app)
                 }
                 const std::vector<std::string> changed = workloadOverrides(s.flags.overrides());
                 int exitCode = ExitOk;
-                const auto result = loadAndSynthesize(s.flags, exitCode);
+                const auto result = loadAndSynthesize(s.flags, exitCode, true); // the figures, not every node
                 if (!result)
                     return exitCode;
                 if (result->worldSize() != traces->ranks) {

@@ -785,23 +785,42 @@ namespace {
     void validateProgramSize(const Config& config, Validator& v)
     {
         // What the plan costs is known before anything is built: refuse a plan beyond the limit, naming the field
-        // that drives it (layers, or micro-batches per rank), the estimate and how to raise the limit.
-        const int64_t nodes = builtProgramNodes(config, validateCompressedProgramSize());
+        // that drives it (layers, or micro-batches per rank; decode steps when serving), the estimate and what to
+        // change. The limit bounds what is materialized at once: one pipeline stage's program (stages are built,
+        // summarized and measured one by one), of its kept micro-batches when the synthesis compresses them.
+        const bool compressed = validateCompressedProgramSize();
+        const int64_t nodes = builtStageNodes(config, compressed);
         if (nodes <= config.maxProgramNodes)
             return;
-        const TrainingConfig& t = config.training;
-        const int64_t perStep = std::max<int64_t>(1, t.microBatch) * std::max<int64_t>(1, config.parallelism.dp);
-        const int64_t microBatches = std::max<int64_t>(1, t.globalBatch / perStep);
-        const bool layersDrive = config.model.layers >= microBatches;
+        const int64_t stageLayers = largestStageLayers(config);
         const double megabytes = static_cast<double>(nodes) * 200.0 / 1e6; // ~200 B a node, measured by tests/bench
         char size[64];
         std::snprintf(size, sizeof size, "%.3g", megabytes);
-        v.error(layersDrive ? "model.layers" : "training.global_batch",
-            "this plan needs about " + str(nodes) + " program nodes (" + str(config.model.layers) + " layers x "
-                + str(microBatches) + " micro-batches per rank; about " + size
-                + " MB to synthesize), more than the limit of " + str(config.maxProgramNodes)
-                + "; use fewer layers or micro-batches per rank (global_batch / (micro_batch * dp)), or raise the "
-                  "limit with --max-nodes");
+        std::string key, passes, advice;
+        if (isInference(config)) {
+            const int64_t steps = decodeSteps(config.inference);
+            const bool stepsDrive = steps >= stageLayers;
+            key = stepsDrive ? "inference.decode_steps" : "model.layers";
+            passes = groupedCount(steps) + " decode steps";
+            advice = stepsDrive ? "write fewer decode steps to the programs (inference.decode_steps; the estimate "
+                                  "extrapolates the rest of the generation)"
+                                : "use fewer layers per stage (more pipeline stages)";
+        } else {
+            const TrainingConfig& t = config.training;
+            const int64_t perStep = std::max<int64_t>(1, t.microBatch) * std::max<int64_t>(1, config.parallelism.dp);
+            int64_t period = 1;
+            const int64_t kept = compressed ? compressedMicroBatches(config, &period) : 0;
+            const int64_t microBatches = kept > 0 ? kept + period : std::max<int64_t>(1, t.globalBatch / perStep);
+            key = stageLayers >= microBatches ? "model.layers" : "training.global_batch";
+            passes = groupedCount(microBatches) + " micro-batches per rank";
+            advice = "use fewer layers per stage or fewer micro-batches per rank (global_batch / (micro_batch * dp))";
+        }
+        const std::string extra = programLimitAdvice();
+        v.error(key,
+            "this plan needs about " + groupedCount(nodes) + " program nodes on its largest pipeline stage ("
+                + groupedCount(stageLayers) + " layers x " + passes + "; about " + size
+                + " MB to synthesize), more than the limit of " + groupedCount(config.maxProgramNodes) + " per stage; "
+                + advice + (extra.empty() ? "" : ", or " + extra));
     }
 
 } // namespace

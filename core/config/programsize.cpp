@@ -1,16 +1,47 @@
 // SPDX-License-Identifier: MIT
 #include "config/programsize.h"
 
+#include "config/pipelinelayout.h"
+
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <mutex>
+#include <vector>
 
 namespace stagecraft {
 
 namespace {
     std::atomic<int64_t> s_defaultMaxProgramNodes { kDefaultMaxProgramNodes };
     std::atomic<bool> s_validateCompressed { false };
+    std::mutex s_adviceMutex;
+    std::string s_advice;
 } // namespace
+
+void setProgramLimitAdvice(std::string advice)
+{
+    const std::lock_guard lock(s_adviceMutex);
+    s_advice = std::move(advice);
+}
+
+std::string programLimitAdvice()
+{
+    const std::lock_guard lock(s_adviceMutex);
+    return s_advice;
+}
+
+std::string groupedCount(int64_t value)
+{
+    const uint64_t magnitude = value < 0 ? uint64_t(0) - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+    const std::string digits = std::to_string(magnitude);
+    std::string out = value < 0 ? "-" : "";
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
 
 void setValidateCompressedProgramSize(bool compressed)
 {
@@ -109,6 +140,47 @@ int64_t estimatedStageNodes(const Config& config, int64_t stageLayers)
     return saturate(microBatchesPerRank(config) * (layers * nodesPerLayer(config) + 30) + layers * 20);
 }
 
+int64_t largestStageLayers(const Config& config)
+{
+    const ParallelismConfig& p = config.parallelism;
+    const int64_t layers = std::max<int64_t>(0, config.model.layers);
+    const int64_t mtp = std::max<int64_t>(0, config.model.mtpModules);
+    const int64_t pp = std::max<int64_t>(1, p.pp);
+    auto ceilDiv = [](int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : a; };
+    int64_t largest = 0;
+    if (!p.pipelineLayout.empty()) {
+        LayoutError error;
+        const std::optional<PipelineLayout> layout = PipelineLayout::parse(p.pipelineLayout, error);
+        if (!layout || layout->chunkCount() == 0)
+            return layers + mtp; // validation reports the layout; bound by the whole model meanwhile
+        const int64_t chunks = layout->chunkCount();
+        std::vector<int64_t> perStage(static_cast<size_t>(pp), 0);
+        for (int64_t g = 0; g < chunks; ++g) {
+            int64_t held = 0;
+            for (LayoutItem item : layout->chunks[static_cast<size_t>(g)])
+                held += item == LayoutItem::Decoder || item == LayoutItem::Mtp ? 1 : 0;
+            // Where chunk g runs (program/stageplan.h ChunkPlacement): DualPipe holds chunks s and pp-1-s on stage
+            // s, DualPipeV chunk g >= pp on stage 2pp-1-g, every other schedule chunk g on stage g % pp.
+            int64_t stage = g % pp;
+            if (p.schedule == Schedule::DualPipeV && g >= pp)
+                stage = std::max<int64_t>(0, 2 * pp - 1 - g);
+            perStage[static_cast<size_t>(std::min(stage, pp - 1))] += held;
+            if (p.schedule == Schedule::DualPipe && pp - 1 - g >= 0 && pp - 1 - g != g)
+                perStage[static_cast<size_t>(pp - 1 - g)] += held;
+        }
+        largest = *std::max_element(perStage.begin(), perStage.end());
+    } else if (p.firstStageLayers > 0 || p.lastStageLayers > 0) {
+        const int64_t ends = (p.firstStageLayers > 0 ? 1 : 0) + (p.lastStageLayers > 0 ? 1 : 0);
+        const int64_t rest = std::max<int64_t>(0, layers - p.firstStageLayers - p.lastStageLayers);
+        largest =
+            std::max({ p.firstStageLayers, p.lastStageLayers, ceilDiv(rest, std::max<int64_t>(1, pp - ends)) }) + mtp;
+    } else {
+        const int64_t slots = layers + (p.embeddingInSplit ? 1 : 0) + (p.lossInSplit ? 1 : 0);
+        largest = ceilDiv(slots, pp) * (p.schedule == Schedule::DualPipe ? 2 : 1) + mtp;
+    }
+    return std::clamp<int64_t>(largest, 0, layers + mtp);
+}
+
 int64_t compressedMicroBatches(const Config& config, int64_t* period)
 {
     if (config.workload == Workload::Inference)
@@ -141,6 +213,24 @@ int64_t builtProgramNodes(const Config& config, bool compressed)
         c.training.globalBatch = microBatches * std::max<int64_t>(1, config.training.microBatch)
             * std::max<int64_t>(1, config.parallelism.dp);
         return estimatedProgramNodes(c);
+    };
+    return saturate(Wide(with(kept)) + with(kept + period));
+}
+
+int64_t builtStageNodes(const Config& config, bool compressed)
+{
+    // estimatedStageNodes() adds the MTP modules to every stage; largestStageLayers() has counted them already.
+    const int64_t layers =
+        std::max<int64_t>(0, largestStageLayers(config) - std::max<int64_t>(0, config.model.mtpModules));
+    int64_t period = 1;
+    const int64_t kept = compressed ? compressedMicroBatches(config, &period) : 0;
+    if (kept == 0)
+        return estimatedStageNodes(config, layers);
+    auto with = [&](int64_t microBatches) {
+        Config c = config;
+        c.training.globalBatch = microBatches * std::max<int64_t>(1, config.training.microBatch)
+            * std::max<int64_t>(1, config.parallelism.dp);
+        return estimatedStageNodes(c, layers);
     };
     return saturate(Wide(with(kept)) + with(kept + period));
 }

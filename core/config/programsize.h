@@ -6,6 +6,7 @@
 #include "config/config.h"
 
 #include <cstdint>
+#include <string>
 
 namespace stagecraft {
 
@@ -43,6 +44,24 @@ int64_t compressedMicroBatches(const Config& config, int64_t* period = nullptr);
 /// The estimated nodes a synthesis of `config` builds: estimatedProgramNodes(), or with `compressed` and a plan
 /// that compresses, that of the kept programs plus the probe's (whatever the iteration's micro-batch count).
 int64_t builtProgramNodes(const Config& config, bool compressed);
+
+/// Decoder layers (and MTP modules) of the pipeline stage that holds the most: from the pipeline layout when one is
+/// given (a DualPipe stage holds two chunks), else from the even split or the first/last-stage and account-for
+/// keys. Never more than the model's layers and MTP modules; 0 for a model without layers.
+int64_t largestStageLayers(const Config& config);
+
+/// The nodes a synthesis of `config` materializes for its largest stage, the unit the program-size limit bounds
+/// (stages are built, summarized and measured one by one): estimatedStageNodes() of that stage with every
+/// micro-batch, or with `compressed` and a plan that compresses, of its kept programs plus the probe's.
+int64_t builtStageNodes(const Config& config, bool compressed);
+
+/// What the program-size message advises for raising the limit, set once at start-up by a front end that has a
+/// way to raise it (the command line: "raise the limit with --max-nodes"); empty (the default): no advice.
+void setProgramLimitAdvice(std::string advice);
+std::string programLimitAdvice();
+
+/// `value` with a comma between thousands ("1,000,000"), as messages print counts.
+std::string groupedCount(int64_t value);
 
 /// Process-wide, settable once at start-up: whether validation (validateConfig(), hence the loaders) limits
 /// builtProgramNodes(config, true), the nodes a compressed synthesis builds, instead of the whole plan's. The

@@ -281,12 +281,14 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
             outcome.diagnostics = validateConfig(relaxed);
             if (hasErrors(outcome.diagnostics))
                 return outcome;
-            const int64_t built = builtProgramNodes(config, true);
+            const int64_t built = builtStageNodes(config, true);
             if (built > config.maxProgramNodes) {
-                outcome.diagnostics.push_back(error("this plan needs about " + std::to_string(built)
-                        + " program nodes even with its micro-batches compressed to " + std::to_string(kept) + " ("
-                        + std::to_string(config.model.layers) + " layers), more than the limit of "
-                        + std::to_string(config.maxProgramNodes) + "; use fewer layers or raise the limit",
+                const std::string advice = programLimitAdvice();
+                outcome.diagnostics.push_back(error("this plan needs about " + groupedCount(built)
+                        + " program nodes on its largest pipeline stage even with its micro-batches compressed to "
+                        + groupedCount(kept) + " (" + groupedCount(largestStageLayers(config))
+                        + " layers on that stage), more than the limit of " + groupedCount(config.maxProgramNodes)
+                        + " per stage; use fewer layers per stage" + (advice.empty() ? "" : ", or " + advice),
                     "model.layers"));
                 return outcome;
             }
@@ -295,13 +297,16 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
             if (hasErrors(outcome.diagnostics))
                 return outcome;
             // Validation may limit only what a compressed synthesis builds (the GUI's); this one builds every node.
-            if (validateCompressedProgramSize() && estimatedProgramNodes(config) > config.maxProgramNodes) {
-                outcome.diagnostics.push_back(error("this plan needs about "
-                        + std::to_string(estimatedProgramNodes(config)) + " program nodes to synthesize every "
-                        + "micro-batch (" + std::to_string(config.model.layers) + " layers x "
-                        + std::to_string(microBatchesPerIteration(config)) + " micro-batches per rank), more than "
-                        + "the limit of " + std::to_string(config.maxProgramNodes)
-                        + "; use fewer layers or micro-batches per rank, or raise the limit with --max-nodes",
+            const int64_t full = builtStageNodes(config, false);
+            if (validateCompressedProgramSize() && full > config.maxProgramNodes) {
+                const std::string advice = programLimitAdvice();
+                outcome.diagnostics.push_back(error("this plan needs about " + groupedCount(full)
+                        + " program nodes on its largest pipeline stage to synthesize every micro-batch ("
+                        + groupedCount(largestStageLayers(config)) + " layers x "
+                        + groupedCount(microBatchesPerIteration(config)) + " micro-batches per rank), more than "
+                        + "the limit of " + groupedCount(config.maxProgramNodes)
+                        + " per stage; use fewer layers per stage or fewer micro-batches per rank"
+                        + (advice.empty() ? "" : ", or " + advice),
                     "training.global_batch"));
                 return outcome;
             }

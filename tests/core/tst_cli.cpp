@@ -352,6 +352,18 @@ private Q_SLOTS:
         QTest::newRow("rank outside world") << QStringList { QStringLiteral("report"), QStringLiteral("tiny"),
             QStringLiteral("--rank"), QStringLiteral("9") }
                                             << 2 << QStringLiteral("outside 0..0");
+        // The command line names its flag for the program-size limit (the GUI's message does not).
+        QTest::newRow("program size") << QStringList { QStringLiteral("report"), QStringLiteral("tiny"),
+            QStringLiteral("--layers"), QStringLiteral("2147483647") }
+                                      << 2
+                                      << QStringLiteral("1,000,000 per stage; use fewer layers per stage or "
+                                                        "fewer micro-batches per rank (global_batch / "
+                                                        "(micro_batch * dp)), or raise the limit with --max-nodes");
+        // Published plans over the limit in full are reported from folded programs (tst_calibration compares the
+        // figures with a full synthesis).
+        QTest::newRow("Megatron-LM GPT-3 example") << QStringList { QStringLiteral("report"),
+            QStringLiteral(STAGECRAFT_SOURCE_DIR "/tests/data/config/published/megatron-gpt3-175b-2021.yaml") }
+                                                   << 0 << QStringLiteral("per iteration, MFU");
         QTest::newRow("synth without --out")
             << QStringList { QStringLiteral("synth"), QStringLiteral("tiny") } << 2 << QStringLiteral("--out");
         QTest::newRow("inspect missing file")

@@ -531,15 +531,21 @@ private Q_SLOTS:
         QVERIFY(!big.config);
         QCOMPARE(big.diagnostics.front().keyPath, std::string("model.layers"));
         QVERIFY(big.diagnostics.front().message.find("program nodes") != std::string::npos);
+        // Counts are grouped, and without a front end's advice (the GUI has no --max-nodes) no flag is named.
+        QVERIFY(big.diagnostics.front().message.find("the limit of 1,000,000 per stage") != std::string::npos);
+        QVERIFY(big.diagnostics.front().message.find("--max-nodes") == std::string::npos);
         ConfigResult batches =
             loadConfigOrPreset("tiny", { "training.global_batch=1048576", "training.micro_batch=1" });
         QVERIFY(!batches.config);
         QCOMPARE(batches.diagnostics.front().keyPath, std::string("training.global_batch"));
         const int64_t saved = defaultMaxProgramNodes();
         // tiny: 2 micro-batches x (2 layers x 40 + 30) + 2 layers x 65 = 350 estimated nodes, where 40 is a
-        // plain layer's 39 nodes with the estimate's 5 % margin, rounded down (config/programsize.cpp).
+        // plain layer's 39 nodes with the estimate's 5 % margin, rounded down (config/programsize.cpp). The limit
+        // bounds one stage's program: tiny has one stage, 2 x (2 x 40 + 30) + 2 layers x 20 = 260 nodes (the 45
+        // model-graph ops per layer are not a stage's).
         QCOMPARE(estimatedProgramNodes(*loadConfigOrPreset("tiny", {}).config), int64_t(350));
-        setDefaultMaxProgramNodes(349);
+        QCOMPARE(builtStageNodes(*loadConfigOrPreset("tiny", {}).config, false), int64_t(260));
+        setDefaultMaxProgramNodes(259);
         QVERIFY(!loadConfigOrPreset("tiny", {}).config);
         setDefaultMaxProgramNodes(saved);
         QVERIFY(loadConfigOrPreset("tiny", {}).config);

@@ -4,6 +4,7 @@
 // counted as layers) as layouts.
 #include "config/configloader.h"
 #include "config/pipelinelayout.h"
+#include "config/programsize.h"
 #include "program/stageplan.h"
 #include "synthhelpers.h"
 
@@ -266,6 +267,56 @@ private Q_SLOTS:
         QCOMPARE(sizes(pa), sizes(pb));
         QCOMPARE(pa.virtualStages(), pb.virtualStages());
         QCOMPARE(pa.lossChunk(), pb.lossChunk());
+    }
+
+    /// The program-size limit bounds the largest stage (config/programsize.h largestStageLayers()), computed from
+    /// the config alone; it must be the layers that stage really holds in the stage plan.
+    void largestStageLayers_data()
+    {
+        QTest::addColumn<QString>("parallelism");
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<int>("largest"); // by hand
+        QTest::newRow("even, 80 on pp 8") << QStringLiteral("  pp: 8\n") << 80 << 10; // 80 / 8
+        QTest::newRow("even, 81 on pp 8") << QStringLiteral("  pp: 8\n") << 81 << 11; // ceil(81 / 8)
+        // 80 - 2 - 2 = 76 over 2 middle stages: 38
+        QTest::newRow("first/last 2") << QStringLiteral("  pp: 4\n  first_stage_layers: 2\n  last_stage_layers: 2\n")
+                                      << 80 << 38;
+        // (126 + 2) slots / 16 = 8 a stage; the first and last hold 7 layers and a slot
+        QTest::newRow("405B account-for, v4")
+            << QStringLiteral("  pp: 16\n  schedule: interleaved\n  virtual_stages: 4\n"
+                              "  account_for_embedding_in_pipeline_split: true\n"
+                              "  account_for_loss_in_pipeline_split: true\n")
+            << 126 << 8;
+        // E|(t|)*126L: 128 one-slot chunks on 16 stages; stage 1 holds chunks 1, 17, ..., 113: 8 layers
+        QTest::newRow("405B layout") << QStringLiteral("  pp: 16\n  schedule: interleaved\n"
+                                                       "  pipeline_layout: \"E|(t|)*126L\"\n")
+                                     << 126 << 8;
+        // Uneven interleaved chunks: stage 0 holds Et and t (2), stage 1 tt and tL (3)
+        QTest::newRow("uneven chunks") << QStringLiteral("  pp: 2\n  schedule: interleaved\n"
+                                                         "  pipeline_layout: \"Et|tt|t|tL\"\n")
+                                       << 5 << 3;
+        // DualPipe: a stage holds its chunk and the mirror one: 8 / 4 x 2
+        QTest::newRow("dualpipe") << QStringLiteral("  pp: 4\n  schedule: dualpipe\n") << 8 << 4;
+    }
+
+    void largestStageLayers()
+    {
+        QFETCH(QString, parallelism);
+        QFETCH(int, layers);
+        QFETCH(int, largest);
+        const ConfigResult r = loadConfigText("model:\n  preset: tiny\n  layers: " + std::to_string(layers)
+                + "\ntraining:\n  global_batch: 64\nparallelism:\n" + parallelism.toStdString(),
+            "l.yaml");
+        for (const Diagnostic& d : r.diagnostics)
+            if (d.severity == Severity::Error)
+                qWarning("%s", d.toString().c_str());
+        QVERIFY(r.config);
+        QCOMPARE(stagecraft::largestStageLayers(*r.config), int64_t(largest));
+        const StagePlan plan = StagePlan::forConfig(*r.config);
+        int64_t most = 0;
+        for (int32_t stage = 0; stage < int32_t(r.config->parallelism.pp); ++stage)
+            most = std::max<int64_t>(most, plan.stageLayers(stage));
+        QCOMPARE(most, int64_t(largest));
     }
 
     void layoutSynthesizesLikeItsShorthand()

@@ -2,6 +2,7 @@
 // The parallelism sweep: the reduced-program estimate against the full synthesis, the enumeration contract,
 // ranking, rejection reasons and determinism.
 #include "config/configloader.h"
+#include "config/programsize.h"
 #include "estimate/quickestimate.h"
 #include "estimate/stepestimate.h"
 #include "estimate/sweep.h"
@@ -403,17 +404,21 @@ private Q_SLOTS:
 
     void nodeLimitBoundsOnlyTheExactSweep()
     {
-        // The program-node limit bounds a full synthesis. With a limit below every plan's size (the tiny model's
-        // 8 GPUs plans need hundreds of nodes: about 47 per layer and micro-batch, programsize.h), the exact sweep
-        // rejects every plan for it; the quick sweep builds only reduced programs
-        // and ranks the same plans as with no limit.
+        // The program-node limit bounds a full synthesis, per pipeline stage. With a limit below every plan's
+        // largest stage (programsize.h builtStageNodes()), the exact sweep rejects every plan for it; the quick
+        // sweep builds only reduced programs and ranks the same plans as with no limit.
         Config base = load("tiny", kSweepBase);
         const GpuSpec gpu = gpuWithHbm(int64_t(1) << 40);
         SweepOptions quickOptions, exactOptions;
         quickOptions.threads = exactOptions.threads = 2;
         exactOptions.exact = true;
         const SweepResult unlimited = sweep(base, 8, gpu, EstimateOptions {}, nullptr, quickOptions);
-        base.maxProgramNodes = 100;
+        int64_t smallest = std::numeric_limits<int64_t>::max();
+        for (const SweepCandidate& c : unlimited.ranked)
+            smallest = std::min(smallest, builtStageNodes(sweepPlanConfig(base, c), false));
+        QVERIFY(smallest > 1 && smallest < std::numeric_limits<int64_t>::max());
+        const int64_t limit = smallest - 1;
+        base.maxProgramNodes = limit;
         const SweepResult quick = sweep(base, 8, gpu, EstimateOptions {}, nullptr, quickOptions);
         const SweepResult exact = sweep(base, 8, gpu, EstimateOptions {}, nullptr, exactOptions);
         QVERIFY(!unlimited.ranked.empty());
@@ -428,7 +433,8 @@ private Q_SLOTS:
                 continue;
             // The validator names model.layers or training.global_batch, whichever the plan has more of.
             QVERIFY2(c.reasonKey == "model.layers" || c.reasonKey == "training.global_batch", c.reason.c_str());
-            QVERIFY2(c.reason.find("more than the limit of 100") != std::string::npos, c.reason.c_str());
+            QVERIFY2(c.reason.find("more than the limit of " + groupedCount(limit) + " per stage") != std::string::npos,
+                c.reason.c_str());
             ++limited;
         }
         QCOMPARE(limited, int(unlimited.ranked.size()));

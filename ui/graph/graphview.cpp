@@ -341,10 +341,10 @@ bool GraphView::needsFullResult() const
 void GraphView::startFullSynthesis()
 {
     const Config& config = m_result->config;
-    const int64_t nodes = estimatedProgramNodes(config);
+    const int64_t nodes = builtStageNodes(config, false);
     if (nodes > config.maxProgramNodes) {
-        m_fullError = tr("micro-batches past %1 need the whole iteration synthesized, about %2 program nodes, more "
-                         "than the limit of %3")
+        m_fullError = tr("micro-batches past %1 need the whole iteration synthesized, about %2 program nodes on "
+                         "the largest stage, more than the limit of %3 per stage")
                           .arg(formatExact(m_result->compression->keptMicroBatches), formatExact(nodes),
                               formatExact(config.maxProgramNodes));
         return;
