@@ -242,6 +242,10 @@ struct ParallelismConfig
     /// --overlap-moe-expert-parallel-comm, default off; DualPipe's overlapped forward-backward chunks): the
     /// forward of one micro-batch and the backward of another are emitted as one interleaved pair.
     bool overlapMoeExpertParallelComm = false;
+    /// ZeRO 2/3: reduce-scatter the gradients after every micro-batch (DeepSpeed; FSDP outside a pipeline); false:
+    /// accumulate them unsharded (main_grad dtype) and reduce-scatter each layer once, after its last micro-batch
+    /// (FSDP under torch.distributed.pipelining). ZeRO 0/1 always reduce once per iteration.
+    bool reduceGradientsPerMicroBatch = true;
 
     int64_t worldSize() const
     {

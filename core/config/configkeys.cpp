@@ -231,6 +231,14 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "and interleaves them at the all-to-alls, in the programs, the traces and the estimate. Needs "
             "`interleaved` (Megatron-Core requires virtual stages with pp > 1), `dualpipe`, `dualpipev` or pp 1, "
             "and `ep` > 1." },
+        { "parallelism.reduce_gradients_per_microbatch", "true", false,
+            "ZeRO 2 and 3: true, the gradients are reduce-scattered into the shard after every micro-batch (DeepSpeed, "
+            "and FSDP outside a pipeline); false, they accumulate unsharded in `training.main_grad_dtype` over the "
+            "micro-batches and each layer is reduce-scattered once, after its last micro-batch's backward, as FSDP "
+            "under PyTorch's pipeline schedules does (torch.distributed.pipelining's stage turns gradient sync on only "
+            "for a stage's last backward; the Llama 3 paper, sections 3.3.2 and 3.3.4: FSDP with fp32 gradient "
+            "accumulation over the micro-batches, reduce-scattered in fp32). No effect with ZeRO 0 and 1, which always "
+            "reduce once per iteration." },
         { "cluster.preset", "", false,
             "A whole cluster: `dgx-a100` (Selene), `dgx-h100`, `dgx-h200` or `gb200-nvl72`. It sets every other "
             "cluster key; keys given next to it override its figures. Empty: the keys (their defaults are a "

@@ -46,7 +46,7 @@ namespace {
         "schedule", "virtual_stages", "rank_order", "gradient_bucket_mb", "expert_tp", "first_stage_layers",
         "last_stage_layers", "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split",
         "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "overlap_p2p_comm", "pipeline_layout",
-        "microbatch_group_size", "overlap_moe_expert_parallel_comm" };
+        "microbatch_group_size", "overlap_moe_expert_parallel_comm", "reduce_gradients_per_microbatch" };
     const std::vector<std::string_view> kInferenceKeys { "batch", "prompt_tokens", "output_tokens", "phases",
         "decode_steps", "kv_cache_dtype", "block_size" };
     const std::vector<std::string_view> kClusterKeys { "preset", "gpu", "gpus_per_node", "intra_node_bandwidth_gbps",
@@ -716,6 +716,8 @@ namespace {
             readInteger(s.get("microbatch_group_size"), "parallelism.microbatch_group_size", 0, p.microBatchGroupSize);
             readBool(s.get("overlap_moe_expert_parallel_comm"), "parallelism.overlap_moe_expert_parallel_comm",
                 p.overlapMoeExpertParallelComm);
+            readBool(s.get("reduce_gradients_per_microbatch"), "parallelism.reduce_gradients_per_microbatch",
+                p.reduceGradientsPerMicroBatch);
         }
 
         void readRecomputeModules(const ConfigNode& value, uint8_t& out)

