@@ -26,6 +26,8 @@ int run(int argc, char** argv)
     commands.push_back(addSimulateCommand(app));
     commands.push_back(addPresetsCommand(app));
     commands.push_back(addImportHfCommand(app));
+    commands.push_back(addCalibrateCommand(app));
+    commands.push_back(addCompareTraceCommand(app));
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

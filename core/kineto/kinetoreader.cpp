@@ -3,6 +3,7 @@
 
 #include "kineto/jsonsaxbase.h"
 #include "kineto/messagequote.h"
+#include "kineto/torchdtype.h"
 
 #include <algorithm>
 #include <cmath>
@@ -132,6 +133,23 @@ namespace {
             value = value * base + digit;
         }
         return value;
+    }
+
+    /// Tensor inputs plus an output as large as the largest of them, bytes (saturating far below overflow).
+    int64_t ioBytes(const KinetoShape& shape)
+    {
+        double total = 0, largest = 0;
+        for (size_t i = 0; i < shape.dims.size() && i < shape.types.size(); ++i) {
+            const int64_t element = dtypeBytes(shape.types[i]);
+            if (element == 0)
+                continue;
+            double n = double(element);
+            for (int64_t d : shape.dims[i])
+                n *= double(d);
+            total += n;
+            largest = std::max(largest, n);
+        }
+        return int64_t(std::min(total + largest, 1e18));
     }
 
     enum class Role : uint8_t
@@ -298,6 +316,8 @@ namespace {
         e.thread = intern(m_trace.threads, m_threadIndex, thread, true);
         if (e.thread < 0)
             return false;
+        if (m_event.hasShape && e.kind == KinetoEventKind::CpuOp)
+            e.bytes = ioBytes(m_event.shape);
         if (m_event.hasShape && e.kind == KinetoEventKind::CpuOp && keepsShape(m_event.name)) {
             e.shape = int32_t(m_trace.shapes.size());
             m_trace.shapes.push_back(std::move(m_event.shape));

@@ -51,6 +51,9 @@ struct KinetoEvent
     double durUs = 0;
     int64_t externalId = -1; ///< args "External id"
     int64_t correlation = -1; ///< args "correlation" (runtime and GPU events)
+    /// CPU ops recorded with shapes: bytes of their tensor inputs plus an output the size of the largest input (what
+    /// an elementwise kernel reads and writes); -1 without shapes.
+    int64_t bytes = -1;
     int32_t name = -1; ///< index into KinetoTrace::names
     int32_t thread = -1; ///< index into KinetoTrace::threads (CPU events) or the stream (GPU events)
     int32_t shape = -1; ///< index into KinetoTrace::shapes

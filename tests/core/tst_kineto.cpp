@@ -221,8 +221,8 @@ void TestKineto::kernelsLinkToTheirOps()
     // Counted independently with this python3 script on sampled_rank-0.json.gz (a stack sweep per thread over cpu_op
     // and cuda_runtime events sorted by (ts, op before launch, longer op first)):
     //   for each kernel, the innermost cpu_op around its launch; Counter of names:
-    //   [('aten::mm', 232), ('aten::addmm', 114), ...] and 1154 - 1138 = 16 kernels whose launch is not in the
-    //   (sampled) trace.
+    //   [('aten::mm', 232), ('aten::addmm', 114), ...]; and "1154 1138" for (kernels, kernels with such an op):
+    //   16 kernels' launches are not in the (sampled) trace.
     const KinetoReadResult r = readKinetoFile(s_data / "sampled_rank-0.json.gz");
     QVERIFY2(r.ok(), r.error.c_str());
     const KinetoTrace& t = *r.trace;
