@@ -27,6 +27,8 @@ int run(int argc, char** argv)
     commands.push_back(addSimulateCommand(app));
     commands.push_back(addPresetsCommand(app));
     commands.push_back(addImportHfCommand(app));
+    commands.push_back(addCalibrateCommand(app));
+    commands.push_back(addCompareTraceCommand(app));
     // The program-size limit's message names the flag that raises it (the GUI has no such flag).
     setProgramLimitAdvice("raise the limit with --max-nodes");
     try {

@@ -71,5 +71,7 @@ Command addInspectCommand(CLI::App& app);
 Command addSimulateCommand(CLI::App& app);
 Command addPresetsCommand(CLI::App& app);
 Command addImportHfCommand(CLI::App& app);
+Command addCalibrateCommand(CLI::App& app);
+Command addCompareTraceCommand(CLI::App& app);
 
 } // namespace stagecraft::cli

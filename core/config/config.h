@@ -273,6 +273,9 @@ struct ClusterConfig
     double gemmEfficiency = 0; ///< fraction of dense peak a large GEMM reaches
     double attentionEfficiency = 0; ///< fraction of dense peak of the FlashAttention forward
     double hbmEfficiency = 0; ///< fraction of HBM bandwidth a memory-bound kernel reaches
+    /// Kernel times measured by `stagecraft calibrate` (estimate/kerneltable.h): ops of the shapes it holds take its
+    /// times, the others the model's. Resolved against the config file's folder when relative; empty = none.
+    std::string kernelTable;
 
     friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
 };

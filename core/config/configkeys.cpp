@@ -272,6 +272,11 @@ const std::vector<ConfigKeyInfo>& configKeys()
         { "cluster.hbm_efficiency", "0", false,
             "Fraction of HBM bandwidth a memory-bound kernel (norms, activations, softmax, optimizer) reaches; 0 = "
             "the GPU preset's figure." },
+        { "cluster.kernel_table", "\"\"", false,
+            "A kernel table written by `stagecraft calibrate` from PyTorch profiler traces (relative to the config "
+            "file's folder): GEMMs, attention, elementwise kernels and collectives of the shapes it holds take its "
+            "measured times (interpolated between shapes along one dimension), the rest the model's; the report "
+            "counts which source timed each op class. Empty: none." },
     };
     return keys;
 }

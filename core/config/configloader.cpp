@@ -51,7 +51,8 @@ namespace {
         "decode_steps", "kv_cache_dtype", "block_size" };
     const std::vector<std::string_view> kClusterKeys { "preset", "gpu", "gpus_per_node", "intra_node_bandwidth_gbps",
         "inter_node_bandwidth_gbps", "intra_node_efficiency", "inter_node_efficiency", "intra_node_latency_us",
-        "inter_node_latency_us", "kernel_launch_us", "gemm_efficiency", "attention_efficiency", "hbm_efficiency" };
+        "inter_node_latency_us", "kernel_launch_us", "gemm_efficiency", "attention_efficiency", "hbm_efficiency",
+        "kernel_table" };
 
     /// Names other tools use for our keys (Hugging Face config.json, Megatron-LM flags): suggested for unknown keys.
     const std::vector<std::pair<std::string_view, std::string_view>> kAliases {
@@ -797,6 +798,14 @@ namespace {
             decimal("gemm_efficiency", orPreset, c.gemmEfficiency);
             decimal("attention_efficiency", orPreset, c.attentionEfficiency);
             decimal("hbm_efficiency", orPreset, c.hbmEfficiency);
+            if (const Entry* table = s.get("kernel_table");
+                table && readString(table, "cluster.kernel_table", c.kernelTable)) {
+                // Relative to the config file, as model.hf_config.
+                std::filesystem::path path(c.kernelTable);
+                const std::string& base = table->value.location.file;
+                if (!c.kernelTable.empty() && path.is_relative() && !base.empty() && base.front() != '<')
+                    c.kernelTable = (std::filesystem::path(base).parent_path() / path).lexically_normal().string();
+            }
         }
 
         std::string m_fileName;

@@ -156,6 +156,7 @@ std::string toYaml(const Config& c)
     out += "  gemm_efficiency: " + formatNumber(cl.gemmEfficiency) + "\n";
     out += "  attention_efficiency: " + formatNumber(cl.attentionEfficiency) + "\n";
     out += "  hbm_efficiency: " + formatNumber(cl.hbmEfficiency) + "\n";
+    out += "  kernel_table: " + quoted(cl.kernelTable) + "\n";
     return out;
 }
 

@@ -21,6 +21,22 @@ namespace {
         return n <= 1 ? 0.0 : std::ceil(std::log2(static_cast<double>(n)));
     }
 
+    /// A kernel table's name of a collective type (kernelsources.h tableCollectiveName, which needs the plan).
+    const char* collectiveTableName(CollectiveType type)
+    {
+        switch (type) {
+        case CollectiveType::AllReduce:
+            return "all_reduce";
+        case CollectiveType::AllGather:
+            return "all_gather";
+        case CollectiveType::ReduceScatter:
+            return "reduce_scatter";
+        case CollectiveType::AllToAll:
+            return "all_to_all";
+        }
+        return "";
+    }
+
     /// Bytes each GPU sends over its link in a ring collective among n (the nccl-tests bus-bandwidth factors).
     double ringVolume(CollectiveType type, double s, double n)
     {
@@ -197,6 +213,9 @@ double nodeTimeS(const ProgramNode& node, const HardwareRates& rates, const Comm
 {
     switch (node.kind) {
     case NodeKind::Compute: {
+        if (const std::vector<double>* measured = rates.opMeasuredS.get(); measured && node.op >= 0
+            && static_cast<size_t>(node.op) < measured->size() && (*measured)[static_cast<size_t>(node.op)] >= 0)
+            return (*measured)[static_cast<size_t>(node.op)] + rates.kernelLaunchS;
         const std::vector<double>* table = rates.opFlopRate.get();
         if (!table || node.op < 0 || static_cast<size_t>(node.op) >= table->size())
             return computeTimeS(node.flops, node.bytes, rates) + rates.kernelLaunchS;
@@ -206,8 +225,12 @@ double nodeTimeS(const ProgramNode& node, const HardwareRates& rates, const Comm
     }
     case NodeKind::Collective: {
         const int64_t n = placement.groupSize(node.mask);
-        double t =
-            hierarchicalCollectiveTimeS(node.collective, node.bytes, n, placement.membersPerNode(node.mask), rates);
+        const TableLookup measured = rates.kernelTable
+            ? lookupCollective(*rates.kernelTable, collectiveTableName(node.collective), node.bytes, n)
+            : TableLookup {};
+        double t = measured.match != TableMatch::None
+            ? measured.timeS
+            : hierarchicalCollectiveTimeS(node.collective, node.bytes, n, placement.membersPerNode(node.mask), rates);
         // Transformer Engine's overlap splits a TP collective into n chunks pipelined with the GEMM it feeds: one
         // chunk stays exposed.
         if (rates.tpCommOverlap && node.microBatch >= 0 && (node.mask & kDpMask) == 0

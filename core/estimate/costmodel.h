@@ -3,6 +3,7 @@
 
 #include "estimate/gpuspec.h"
 #include "estimate/kernelmodel.h"
+#include "estimate/kerneltable.h"
 #include "mesh/mesh.h"
 #include "program/program.h"
 
@@ -45,6 +46,12 @@ struct HardwareRates
     /// FLOP/s of each op of the plan's graph (opFlopRates()); empty = every compute kernel at
     /// peakFlops * computeEfficiency. Shared: a sweep's threads read one table per plan.
     std::shared_ptr<const std::vector<double>> opFlopRate;
+    /// Measured kernel times (cluster.kernel_table; estimate/kernelsources.h withKernelTable()): seconds of one
+    /// execution of each op of the plan's graph, < 0 = modelled, and how each was found; the table itself times
+    /// the collectives it holds. All null without a table.
+    std::shared_ptr<const std::vector<double>> opMeasuredS;
+    std::shared_ptr<const std::vector<TableMatch>> opMeasuredMatch;
+    std::shared_ptr<const KernelTable> kernelTable;
 };
 
 /// Rates for `config` (its precision, cluster and overlap keys) on `gpu` with `options`; without per-op rates

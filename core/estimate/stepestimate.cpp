@@ -58,6 +58,14 @@ bool planRates(const SynthesisResult& result, const GpuSpec& gpu, const Estimate
     std::string& error)
 {
     rates = withOpRates(hardwareRates(result.config, gpu, options), *result.plan, gpu, options);
+    if (const std::string& path = result.config.cluster.kernelTable; !path.empty()) {
+        std::shared_ptr<const KernelTable> table = cachedKernelTable(path, error);
+        if (!table) {
+            error = "cluster.kernel_table: " + error;
+            return false;
+        }
+        rates = withKernelTable(std::move(rates), *result.plan, std::move(table), result.config.training.precision);
+    }
     if (!(rates.peakFlops > 0)) {
         error = "GPU " + gpu.name + " has no peak FLOP/s for precision " + toString(result.config.training.precision);
         return false;
@@ -131,6 +139,7 @@ static bool estimatePrograms(const SynthesisResult& result, const GpuSpec& gpu, 
         est.peakFlops = rates.peakFlops;
         est.computeEfficiency = rates.computeEfficiency;
         est.assumptions = assumptionsOf(rates);
+        est.kernelSources = countKernelSources(result, rates);
         for (size_t c = 0; c < classCount; ++c) {
             const ClassProgram& program = result.classes[c];
             for (size_t i = 0; i < program.nodes.size(); ++i) {
@@ -283,6 +292,7 @@ nlohmann::ordered_json estimateJson(const StepEstimate& e)
     j["hfu"] = e.hfu;
     j["tokens_per_s"] = e.tokensPerS;
     j["assumptions"] = assumptionsJson(e.assumptions);
+    j["kernel_sources"] = kernelSourcesJson(e.kernelSources);
     nlohmann::ordered_json classes = nlohmann::ordered_json::array();
     for (const ClassEstimate& c : e.classes)
         classes.push_back({ { "stage", c.stage }, { "step_time_s", c.stepTimeS }, { "compute_time_s", c.computeTimeS },

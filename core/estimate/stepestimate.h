@@ -3,6 +3,7 @@
 
 #include "estimate/costmodel.h"
 #include "estimate/gpuspec.h"
+#include "estimate/kernelsources.h"
 #include "estimate/listschedule.h"
 #include "synthesis/synthesis.h"
 
@@ -72,6 +73,8 @@ struct StepEstimate
     double modelFlops = 0; ///< numerator of the MFU
     double tokensPerS = 0; ///< global_batch * seq_len / iteration time
     std::vector<ClassEstimate> classes; ///< index = stage
+    /// Which source timed the program's nodes per op class (cluster.kernel_table or the model).
+    KernelSourceCounts kernelSources;
 };
 
 /// Simulates one iteration of `result` on `gpu` and returns per-class timings.
@@ -97,7 +100,8 @@ bool estimateStep(const SynthesisResult& result, const GpuSpec& gpu, const Estim
     std::string& error, EstimateSchedule* schedule = nullptr);
 
 /// The rates the estimates time `result`'s programs with on `gpu`: hardwareRates() with the plan's per-op FLOP rates
-/// (withOpRates()). Returns false and sets `error` when the GPU has no peak for the precision or a rate is not
+/// (withOpRates()) and, with cluster.kernel_table, the measured times (withKernelTable(); a table that cannot be read
+/// is an error). Returns false and sets `error` when the GPU has no peak for the precision or a rate is not
 /// positive. Never throws but std::bad_alloc.
 bool planRates(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, HardwareRates& rates,
     std::string& error);
@@ -113,7 +117,8 @@ nlohmann::ordered_json assumptionsJson(const EstimateAssumptions& a);
 /// The estimate as JSON: {"gpu", "peak_flops", "compute_efficiency", "iteration_time_s", "pipeline_time_s",
 /// "mfu", "hfu", "tokens_per_s", "assumptions": {"gemm_efficiency", "flash_forward_efficiency",
 /// "flash_backward_efficiency", "hbm_efficiency", "intra_node_gbps", "inter_node_gbps", "intra_node_latency_us",
-/// "inter_node_latency_us", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap"}, "classes": [{"stage",
+/// "inter_node_latency_us", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap"}, "kernel_sources":
+/// kernelSourcesJson(), "classes": [{"stage",
 /// "step_time_s", "compute_time_s", "communication_time_s", "exposed_communication_s", "bubble_fraction"}]}. The class
 /// keys are meant to be merged into the report's `classes` rows (DESIGN.md §4 "step_time_s").
 nlohmann::ordered_json estimateJson(const StepEstimate& estimate);

@@ -92,7 +92,8 @@ namespace {
             { "intra_node_efficiency", k.intraNodeEfficiency }, { "inter_node_efficiency", k.interNodeEfficiency },
             { "intra_node_latency_us", k.intraNodeLatencyUs }, { "inter_node_latency_us", k.interNodeLatencyUs },
             { "kernel_launch_us", k.kernelLaunchUs }, { "gemm_efficiency", k.gemmEfficiency },
-            { "attention_efficiency", k.attentionEfficiency }, { "hbm_efficiency", k.hbmEfficiency } };
+            { "attention_efficiency", k.attentionEfficiency }, { "hbm_efficiency", k.hbmEfficiency },
+            { "kernel_table", k.kernelTable } };
         return j;
     }
 
@@ -217,6 +218,12 @@ std::string reportText(const SynthesisResult& r)
             std::istringstream assumed(assumptionsText(e.assumptions));
             for (std::string line; std::getline(assumed, line);)
                 out << "  assumed " << line << "\n";
+            // Which source timed each op class: the measured kernel table or the model.
+            std::istringstream sources(kernelSourcesText(e.kernelSources));
+            for (std::string line; std::getline(sources, line);)
+                out << "  " << line << "\n";
+        } else if (!r.config.cluster.kernelTable.empty()) {
+            out << "no step-time estimate: " << error << "\n"; // e.g. a kernel table that cannot be read
         }
     }
     out << "\n";

@@ -728,6 +728,43 @@ private Q_SLOTS:
         QVERIFY(QDir(dir.path()).isEmpty());
     }
 
+    void calibrateAndCompare()
+    {
+        // calibrate -> a table the report reads back (cluster.kernel_table) -> compare-trace, on a real trace
+        // (tests/data/kineto/README.md). sampled_rank-0's GEMMs: 163 shapes (tst_kerneltable gemmTimesFromATrace).
+        QTemporaryDir dir;
+        const QString trace = QStringLiteral(STAGECRAFT_TEST_DATA "/kineto/sampled_rank-0.json.gz");
+        const QString table = dir.filePath(QStringLiteral("table.yaml"));
+        Run r = runStagecraft({ QStringLiteral("calibrate"), trace, QStringLiteral("--gpu"),
+            QStringLiteral("a100-80gb"), QStringLiteral("-o"), table });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains(QLatin1String("op executions -> 163 shapes")), qPrintable(r.err));
+        QVERIFY(QFile::exists(table));
+        r = runStagecraft({ QStringLiteral("report"), QStringLiteral("tiny"), QStringLiteral("--set"),
+            QStringLiteral("cluster.kernel_table=") + table });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QLatin1String("op times from kernel table ") + table), qPrintable(r.out));
+        r = runStagecraft({ QStringLiteral("report"), QStringLiteral("tiny") });
+        QVERIFY(r.out.contains(QLatin1String("op times: all modelled (no cluster.kernel_table)")));
+        r = runStagecraft({ QStringLiteral("compare-trace"), trace, QStringLiteral("tiny") });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QLatin1String("ProfilerStep#552 of 2 profiled steps")), qPrintable(r.out));
+        QVERIFY(r.out.contains(QLatin1String("exposed communication")));
+        // Errors: an unknown GPU, a file that is no trace, a missing table.
+        r = runStagecraft({ QStringLiteral("calibrate"), trace, QStringLiteral("--gpu"), QStringLiteral("nope"),
+            QStringLiteral("-o"), table });
+        QCOMPARE(r.exitCode, 2);
+        r = runStagecraft({ QStringLiteral("compare-trace"), QStringLiteral(STAGECRAFT_TEST_DATA "/kineto/README.md"),
+            QStringLiteral("tiny") });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QLatin1String("README.md:1:2: invalid JSON")), qPrintable(r.err));
+        r = runStagecraft({ QStringLiteral("report"), QStringLiteral("tiny"), QStringLiteral("--set"),
+            QStringLiteral("cluster.kernel_table=") + dir.filePath(QStringLiteral("missing.yaml")) });
+        QVERIFY2(r.out.contains(QLatin1String("cluster.kernel_table: "))
+                || r.err.contains(QLatin1String("cluster.kernel_table: ")),
+            qPrintable(r.out + r.err));
+    }
+
     void inspectCorruptFile()
     {
         // A truncated varint: a clear error, exit 2, no crash.

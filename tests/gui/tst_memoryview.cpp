@@ -708,6 +708,48 @@ private Q_SLOTS:
         if (!dir.isEmpty())
             QVERIFY(image.save(dir + QLatin1Char('/') + file));
     }
+
+    // "Overlay measured memory...": HolisticTraceAnalysis's memory_timeline.raw.gz (PyTorch export_memory_timeline
+    // raw JSON) over tiny. python3 counted 16845 events, peak 3082832104 bytes of live memory (tst_kineto
+    // memoryTimeline); with one iteration in it the whole recording is stretched over ours, so its last point sits at
+    // the chart's right end and its peak is the recording's.
+    void measuredMemoryOverlay()
+    {
+        MemoryView view;
+        view.resize(1366, 768);
+        view.setResult(synth("tiny", {}));
+        view.show();
+        QVERIFY(waitForChart(view));
+        QSignalSpy loaded(&view, &MemoryView::measuredMemoryLoaded);
+        view.loadMeasuredMemory(QStringLiteral(STAGECRAFT_SOURCE_DIR "/tests/data/kineto/memory_timeline.raw.gz"));
+        QVERIFY(loaded.wait(60000));
+        QVERIFY2(view.measuredMemory(), qPrintable(view.measuredMemoryError()));
+        QCOMPARE(view.measuredMemory()->events, int64_t(16845));
+        MemoryChartView* chart = view.chartView();
+        QVERIFY(chart->measuredSeries()->isVisible());
+        const QList<QPointF> points = chart->measuredSeries()->points();
+        QVERIFY(!points.isEmpty() && points.size() <= 2001);
+        const MemoryChartData& data = chart->chartData();
+        QVERIFY(std::abs(points.back().x() - data.xMax) <= 1e-9 * std::max(1.0, data.xMax));
+        const QPointF peak = chart->measuredPeakSeries()->points().front();
+        QVERIFY(std::abs(peak.y() * data.unitBytes - 3082832104.0) < 1.0);
+        QVERIFY(view.measuredNote()->isVisible());
+        QVERIFY(view.measuredNote()->text().contains(formatByteCount(3082832104.0)));
+        QVERIFY(chart->legendHtml().contains(QStringLiteral("measured:")));
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QString dir = qEnvironmentVariable("STAGECRAFT_SCREENSHOT_DIR");
+        if (!dir.isEmpty())
+            QVERIFY(view.grab().toImage().save(dir + QStringLiteral("/memory-measured-overlay.png")));
+        // Five iterations in the recording (its five humps): only the first fifth is drawn, ending at our right end.
+        view.setMeasuredIterations(5);
+        const QList<QPointF> fifth = chart->measuredSeries()->points();
+        QVERIFY(!fifth.isEmpty() && fifth.back().x() <= data.xMax * (1 + 1e-9));
+        QVERIFY(view.measuredNote()->text().contains(QStringLiteral("iteration 1 of 5")));
+        if (!dir.isEmpty())
+            QVERIFY(view.grab().toImage().save(dir + QStringLiteral("/memory-measured-overlay-1-of-5.png")));
+        view.clearMeasuredMemory();
+        QVERIFY(!chart->measuredSeries()->isVisible());
+    }
 };
 
 QTEST_MAIN(TestMemoryView)

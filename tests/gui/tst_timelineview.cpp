@@ -426,6 +426,60 @@ private Q_SLOTS:
             << QStringLiteral("llama3-70b") << llama70b() << QStringLiteral("timeline-llama70b-zoomed.png") << 3e-3;
     }
 
+    // "Overlay measured trace...": HolisticTraceAnalysis's sampled_rank-0 (tests/data/kineto/README.md) over tiny
+    // with dp 2 and pp 2. Its last step holds 602 GPU activities, 5 of them NCCL kernels, 615601 us from the first
+    // start to the last end (python3, tst_kerneltable compareRealTrace). Rank 0 is stage 0.
+    void measuredOverlay()
+    {
+        TimelineView view;
+        view.resize(1366, 768);
+        view.setResult(synth("tiny", dp2pp2()));
+        view.show();
+        QVERIFY(waitForTimeline(view));
+        QSignalSpy loaded(&view, &TimelineView::measuredTraceLoaded);
+        view.loadMeasuredTrace(QStringLiteral(STAGECRAFT_SOURCE_DIR "/tests/data/kineto/sampled_rank-0.json.gz"));
+        QVERIFY(loaded.wait(60000));
+        const auto overlay = view.measuredOverlay();
+        QVERIFY2(overlay, qPrintable(view.measuredTraceError()));
+        QCOMPARE(overlay->comparison.spans.size(), size_t(602));
+        QCOMPARE(overlay->comparison.stage, 0);
+        QVERIFY(std::abs(overlay->comparison.measuredStepS - 615601e-6) < 1e-9);
+        TimelineChart* chart = view.chart();
+        const TimelineChart::Lane compute = laneOf(*chart, TimelineChart::LaneKind::MeasuredCompute, 0);
+        const TimelineChart::Lane comm = laneOf(*chart, TimelineChart::LaneKind::MeasuredCommunication, 0);
+        QVERIFY(!chart->spans(compute).empty());
+        QVERIFY(!chart->spans(comm).empty());
+        // A lane's bars never overlap and are sorted (the chart's binary search relies on it).
+        for (const TimelineChart::Lane& lane : { compute, comm }) {
+            const auto& spans = chart->spans(lane);
+            for (size_t i = 1; i < spans.size(); ++i)
+                QVERIFY(spans[i].startS >= spans[i - 1].endS);
+        }
+        // The axis spans the longer of the two iterations.
+        QVERIFY(chart->axis().spanS >= 615601e-6);
+        QVERIFY(view.comparisonLabel()->isVisible());
+        QVERIFY(view.comparisonLabel()->text().contains(QStringLiteral("ProfilerStep#552")));
+        // The tooltip of a measured bar names its kernel.
+        const auto& spans = chart->spans(compute);
+        const TimelineSpan& first = spans.front();
+        chart->setVisibleRange(first.startS, (first.endS - first.startS) * 4);
+        const double x = chart->axis().x((first.startS + first.endS) / 2);
+        const QString tip = chart->tooltipAt(QPointF(x, compute.rect.center().y()));
+        QVERIFY2(tip.contains(QStringLiteral("measured on rank 0")), qPrintable(tip));
+        chart->fit();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QString dir = qEnvironmentVariable("STAGECRAFT_SCREENSHOT_DIR");
+        if (!dir.isEmpty())
+            QVERIFY(view.grab().toImage().save(dir + QStringLiteral("/timeline-measured-overlay.png")));
+        // A file that is no trace says why, and the chart keeps no overlay.
+        view.loadMeasuredTrace(QStringLiteral(STAGECRAFT_SOURCE_DIR "/tests/data/kineto/README.md"));
+        QVERIFY(loaded.wait(60000));
+        QVERIFY(!view.measuredOverlay());
+        QVERIFY(view.measuredTraceError().contains(QStringLiteral("README.md:1:2: invalid JSON")));
+        view.clearMeasuredTrace();
+        QVERIFY(!view.comparisonLabel()->isVisible());
+    }
+
     // Renders the view offscreen at 1400x800. With STAGECRAFT_SCREENSHOT_DIR set, saves the picture there.
     void screenshot()
     {

@@ -29,6 +29,7 @@ namespace {
     const QColor kHbmColor(0xd6, 0x27, 0x28);
     const QColor kCompareColor(0x22, 0x22, 0x22);
     const QColor kBaselineColor(0x00, 0x83, 0x8f);
+    const QColor kMeasuredColor(0xc2, 0x18, 0x5b); ///< the measured timeline: a colour no category or line has
     const QColor kGenerationEndColor(0x7a, 0x1f, 0x1f); // a darker kv_cache red: where the cache ends up
     const QColor kCursorColor(0x33, 0x33, 0x33);
 
@@ -81,6 +82,8 @@ MemoryChartView::MemoryChartView(QWidget* parent)
     : QChartView(new QChart, parent)
     , m_compare(new QLineSeries(this))
     , m_baseline(new QLineSeries(this))
+    , m_measured(new QLineSeries(this))
+    , m_measuredPeak(new QScatterSeries(this))
     , m_hbm(new QLineSeries(this))
     , m_generationEnd(new QLineSeries(this))
     , m_peak(new QScatterSeries(this))
@@ -142,6 +145,19 @@ MemoryChartView::MemoryChartView(QWidget* parent)
     m_baseline->attachAxis(m_axisX);
     m_baseline->attachAxis(m_axisY);
     m_baseline->setVisible(false);
+
+    m_measured->setPen(QPen(kMeasuredColor, 2));
+    c->addSeries(m_measured);
+    m_measured->attachAxis(m_axisX);
+    m_measured->attachAxis(m_axisY);
+    m_measured->setVisible(false);
+    m_measuredPeak->setMarkerSize(9);
+    m_measuredPeak->setBrush(kMeasuredColor);
+    m_measuredPeak->setPen(QPen(Qt::white, 1));
+    c->addSeries(m_measuredPeak);
+    m_measuredPeak->attachAxis(m_axisX);
+    m_measuredPeak->attachAxis(m_axisY);
+    m_measuredPeak->setVisible(false);
 
     QPen hbmPen(kHbmColor, 2, Qt::DashLine);
     m_hbm->setPen(hbmPen);
@@ -216,6 +232,11 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
     qint64 hbmBytes, const QString& gpuName, const QString& baselineName)
 {
     m_data = data;
+    m_title = title;
+    m_compareName = compareName;
+    m_hbmBytes = hbmBytes;
+    m_gpuName = gpuName;
+    m_baselineName = baselineName;
     QChart* c = chart();
     c->setTitle(title);
     for (int i = 0; i < kMemoryChartCategories; ++i) {
@@ -262,10 +283,26 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
     for (QLegendMarker* marker : c->legend()->markers(m_baseline))
         marker->setVisible(baseline);
 
+    const bool measured = !m_measuredPoints.isEmpty();
+    QList<QPointF> measuredScaled;
+    measuredScaled.reserve(m_measuredPoints.size());
+    for (const QPointF& p : m_measuredPoints)
+        measuredScaled.append(QPointF(p.x(), p.y() / data.unitBytes));
+    m_measured->replace(measuredScaled);
+    m_measured->setName(m_measuredName);
+    m_measured->setVisible(measured);
+    m_measuredPeak->replace(measured
+            ? QList<QPointF> { QPointF(m_measuredPeakPoint.x(), m_measuredPeakPoint.y() / data.unitBytes) }
+            : QList<QPointF> {});
+    m_measuredPeak->setVisible(measured);
+    hideLegendMarker(c, m_measuredPeak);
+    for (QLegendMarker* marker : c->legend()->markers(m_measured))
+        marker->setVisible(measured);
+
     const double lastStep = std::max(data.xMax, 1e-9);
-    const double dataMax =
-        static_cast<double>(
-            std::max({ data.peakBytes, data.comparePeakBytes, data.baselinePeakBytes, data.generationEndBytes }))
+    const double dataMax = std::max(static_cast<double>(std::max({ data.peakBytes, data.comparePeakBytes,
+                                        data.baselinePeakBytes, data.generationEndBytes })),
+                               measured ? m_measuredPeakPoint.y() : 0.0)
         / data.unitBytes;
     const bool generationEnd = data.generationEndBytes > 0;
     m_generationEnd->replace(generationEnd
@@ -332,6 +369,8 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
     else if (!data.baselineMissing.isEmpty())
         entries << entry(kBaselineColor, QStringLiteral("&#9477;&#9477;"),
             QStringLiteral("baseline not drawn: ") + data.baselineMissing);
+    if (measured)
+        entries << entry(kMeasuredColor, QStringLiteral("&#9473;&#9473;"), m_measuredName);
     if (generationEnd)
         entries << entry(kGenerationEndColor, QStringLiteral("&#8722;&#183;&#8722;"), m_generationEnd->name());
     if (hbmBytes > 0)
@@ -364,6 +403,24 @@ void MemoryChartView::setChartData(const MemoryChartData& data, const QString& t
     m_baselineLabel->setVisible(hasData && baseline);
     hideLegendMarker(c, m_peak);
     updateOverlays();
+}
+
+void MemoryChartView::setMeasured(const QList<QPointF>& points, QPointF peak, const QString& name)
+{
+    m_measuredPoints = points;
+    m_measuredPeakPoint = peak;
+    m_measuredName = name;
+    setChartData(m_data, m_title, m_compareName, m_hbmBytes, m_gpuName, m_baselineName);
+}
+
+QLineSeries* MemoryChartView::measuredSeries() const
+{
+    return m_measured;
+}
+
+QScatterSeries* MemoryChartView::measuredPeakSeries() const
+{
+    return m_measuredPeak;
 }
 
 const MemoryChartData& MemoryChartView::chartData() const

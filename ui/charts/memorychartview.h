@@ -35,6 +35,13 @@ public:
     void setChartData(const MemoryChartData& data, const QString& title, const QString& compareName, qint64 hbmBytes,
         const QString& gpuName, const QString& baselineName = {});
     const MemoryChartData& chartData() const;
+    /// A measured memory timeline (PyTorch's export_memory_timeline, MemoryView::loadMeasuredMemory) as a solid
+    /// line over the areas, `points` already in this chart's x units and bytes; its peak is marked. `name` is its
+    /// legend entry. Empty `points` remove it. Redraws with the last setChartData() arguments (the y axis takes
+    /// the measured peak in).
+    void setMeasured(const QList<QPointF>& points, QPointF peak, const QString& name);
+    QLineSeries* measuredSeries() const;
+    QScatterSeries* measuredPeakSeries() const;
     /// Moves the cursor line to `step` (-1 hides it); `text` is shown next to it.
     void setCursor(qint64 step, const QString& text);
     qint64 cursorStep() const;
@@ -83,6 +90,14 @@ private:
     std::array<QAreaSeries*, kMemoryChartCategories> m_areas {};
     QLineSeries* m_compare;
     QLineSeries* m_baseline;
+    QLineSeries* m_measured;
+    QScatterSeries* m_measuredPeak;
+    QList<QPointF> m_measuredPoints; ///< bytes, not yet scaled to the chart's unit
+    QPointF m_measuredPeakPoint;
+    QString m_measuredName;
+    /// The last setChartData() arguments after `data`, for setMeasured().
+    QString m_title, m_compareName, m_gpuName, m_baselineName;
+    qint64 m_hbmBytes = 0;
     QLineSeries* m_hbm;
     QLineSeries* m_generationEnd; ///< serving: weights + KV cache at the generation's last token
     QScatterSeries* m_peak;

@@ -12,6 +12,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -40,6 +41,10 @@ MemoryView::MemoryView(QWidget* parent)
     , m_xAxisCombo(new QComboBox(this))
     , m_axisNote(new QLabel(this))
     , m_exportButton(new QPushButton(tr("Export CSV\u2026"), this))
+    , m_measuredButton(new QPushButton(tr("Overlay measured memory\u2026"), this))
+    , m_measuredIterations(new QSpinBox(this))
+    , m_clearMeasuredButton(new QPushButton(tr("Clear"), this))
+    , m_measuredNote(new QLabel(this))
     , m_cursorTitle(new QLabel(this))
     , m_legend(new QLabel(this))
     , m_staleBanner(new QLabel(this))
@@ -74,6 +79,43 @@ MemoryView::MemoryView(QWidget* parent)
                                 "of its node in the step-time estimate, as on the Timeline tab"));
     m_xAxisCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     axis->addWidget(m_xAxisCombo);
+    QHBoxLayout* measured = addControlGroup(controls, this);
+    m_measuredButton->setToolTip(tr("Lay a memory timeline PyTorch's profiler measured (profile.export_memory_timeline "
+                                    "to a .raw.json name, or its .gz) over this one"));
+    measured->addWidget(m_measuredButton);
+    auto* iterationsLabel = new QLabel(tr("iterations in it:"), this);
+    measured->addWidget(iterationsLabel);
+    m_measuredIterations->setRange(1, 100000);
+    m_measuredIterations->setToolTip(tr("How many training iterations the measured recording holds: its first one is "
+                                        "stretched over ours"));
+    measured->addWidget(m_measuredIterations);
+    m_clearMeasuredButton->setToolTip(tr("Remove the measured timeline"));
+    measured->addWidget(m_clearMeasuredButton);
+    for (QWidget* w : std::initializer_list<QWidget*> { iterationsLabel, m_measuredIterations, m_clearMeasuredButton })
+        w->hide();
+    connect(m_measuredButton, &QPushButton::clicked, this, [this, iterationsLabel] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Overlay measured memory timeline"), QString(),
+            tr("PyTorch memory timelines (*.json *.raw *.gz);;All files (*)"));
+        if (!path.isEmpty())
+            loadMeasuredMemory(path);
+        Q_UNUSED(iterationsLabel);
+    });
+    connect(&m_measuredRun, &LatestRun::settled, this, &MemoryView::emitIfSettled);
+    connect(this, &MemoryView::measuredMemoryLoaded, this, [this, iterationsLabel] {
+        for (QWidget* w :
+            std::initializer_list<QWidget*> { iterationsLabel, m_measuredIterations, m_clearMeasuredButton })
+            w->setVisible(m_measured != nullptr);
+    });
+    connect(m_measuredIterations, &QSpinBox::valueChanged, this, [this](int) { applyMeasured(); });
+    connect(m_clearMeasuredButton, &QPushButton::clicked, this, [this, iterationsLabel] {
+        clearMeasuredMemory();
+        for (QWidget* w :
+            std::initializer_list<QWidget*> { iterationsLabel, m_measuredIterations, m_clearMeasuredButton })
+            w->hide();
+    });
+    m_measuredNote->setWordWrap(true);
+    m_measuredNote->setTextFormat(Qt::RichText);
+    m_measuredNote->hide();
     controls->addStretch();
     m_exportButton->setToolTip(
         tr("Save the shown class's timeline at full resolution: step, bytes per category, total"));
@@ -133,6 +175,7 @@ MemoryView::MemoryView(QWidget* parent)
     layout->addLayout(controls);
     layout->addWidget(m_staleBanner);
     layout->addWidget(m_axisNote);
+    layout->addWidget(m_measuredNote);
     layout->addWidget(splitter, 1);
 
     connect(m_classCombo, &QComboBox::activated, this, [this](int index) { showClass(index); });
@@ -393,7 +436,117 @@ bool MemoryView::isUpdating() const
 
 bool MemoryView::isSettled() const
 {
-    return !m_run.isRunning() && !m_timesRun.isRunning();
+    return !m_run.isRunning() && !m_timesRun.isRunning() && !m_measuredRun.isRunning();
+}
+
+void MemoryView::loadMeasuredMemory(const QString& path)
+{
+    m_measuredPath = path;
+    m_measuredButton->setEnabled(false);
+    m_measuredRun.start(
+        [path] {
+            MemoryTimelineReadResult r = readMemoryTimelineFile(path.toStdString());
+            std::shared_ptr<const MeasuredMemoryTimeline> timeline;
+            if (r.ok())
+                timeline = std::make_shared<const MeasuredMemoryTimeline>(std::move(*r.timeline));
+            return std::make_pair(timeline, QString::fromStdString(r.error));
+        },
+        [this](const std::pair<std::shared_ptr<const MeasuredMemoryTimeline>, QString>& done) {
+            m_measuredButton->setEnabled(true);
+            m_measured = done.first;
+            m_measuredError = done.second;
+            applyMeasured();
+            Q_EMIT measuredMemoryLoaded();
+        },
+        [this](auto&&...) {
+            if (!m_measuredRun.isRunning())
+                m_measuredButton->setEnabled(true);
+        });
+}
+
+void MemoryView::clearMeasuredMemory()
+{
+    m_measuredRun.cancel();
+    m_measuredPath.clear();
+    m_measuredError.clear();
+    m_measured.reset();
+    applyMeasured();
+}
+
+void MemoryView::setMeasuredIterations(int iterations)
+{
+    m_measuredIterations->setValue(iterations); // valueChanged -> applyMeasured()
+}
+
+std::shared_ptr<const MeasuredMemoryTimeline> MemoryView::measuredMemory() const
+{
+    return m_measured;
+}
+
+QString MemoryView::measuredMemoryError() const
+{
+    return m_measuredError;
+}
+
+QLabel* MemoryView::measuredNote() const
+{
+    return m_measuredNote;
+}
+
+void MemoryView::applyMeasured()
+{
+    if (!m_measured) {
+        m_chart->setMeasured({}, {}, {});
+        m_measuredNote->setText(m_measuredError.isEmpty()
+                ? QString()
+                : tr("<span style='color:#9b1c1c'>Measured memory not overlaid: %1</span>")
+                      .arg(m_measuredError.toHtmlEscaped()));
+        m_measuredNote->setVisible(!m_measuredError.isEmpty());
+        m_legend->setText(m_chart->legendHtml());
+        return;
+    }
+    // One measured iteration: the first 1/N of the recording, stretched over our iteration's x range.
+    const MeasuredMemoryTimeline& t = *m_measured;
+    const int n = std::max(1, m_measuredIterations->value());
+    const double span = t.points.empty() ? 0.0 : t.points.back().timeUs;
+    const double window = span > 0 ? span / n : 1.0;
+    const MemoryChartData& data = m_chart->chartData();
+    const double xMax = std::max(data.xMax, 1e-9);
+    std::vector<int64_t> totals;
+    std::vector<size_t> inWindow;
+    for (size_t i = 0; i < t.points.size() && t.points[i].timeUs <= window; ++i) {
+        totals.push_back(t.points[i].totalBytes);
+        inWindow.push_back(i);
+    }
+    QList<QPointF> points;
+    QPointF peak;
+    int64_t peakBytes = -1;
+    double peakTimeUs = 0;
+    for (size_t i : inWindow)
+        if (t.points[i].totalBytes > peakBytes) {
+            peakBytes = t.points[i].totalBytes;
+            peakTimeUs = t.points[i].timeUs;
+        }
+    // The maxima of 2000 buckets keep the peak; the last point keeps the end of the iteration in view.
+    std::vector<int64_t> kept = maximaSampleIndices(totals, 2000);
+    if (!totals.empty() && (kept.empty() || kept.back() != int64_t(totals.size()) - 1))
+        kept.push_back(int64_t(totals.size()) - 1);
+    for (int64_t k : kept) {
+        const MeasuredMemoryPoint& p = t.points[inWindow[size_t(k)]];
+        points.append(QPointF(p.timeUs / window * xMax, double(p.totalBytes)));
+    }
+    peak = QPointF(peakTimeUs / window * xMax, double(std::max<int64_t>(peakBytes, 0)));
+    const QString file = QFileInfo(m_measuredPath).fileName();
+    const QString which = n > 1 ? tr("its iteration 1 of %1").arg(n) : tr("the whole recording");
+    m_chart->setMeasured(points, peak,
+        tr("measured: %1 (%2, peak %3)").arg(file, which, formatByteCount(double(std::max<int64_t>(peakBytes, 0)))));
+    m_measuredNote->setText(tr("<b>Measured</b> %1: %2 (%3 of a %4 recording) stretched over our iteration; "
+                               "measured peak <b>%5</b> at %6 into it, ours <b>%7</b>.")
+                                .arg(file.toHtmlEscaped(), which, formatDuration(window * 1e-6),
+                                    formatDuration(span * 1e-6), formatByteCount(double(peakBytes)),
+                                    formatDuration(peakTimeUs * 1e-6), formatByteCount(double(data.peakBytes))));
+    m_measuredNote->setVisible(true);
+    m_legend->setText(m_chart->legendHtml());
 }
 
 void MemoryView::requestChart()
@@ -430,6 +583,8 @@ void MemoryView::applyChart(const MemoryChartData& data)
                               .arg(s.exampleRank.value);
     m_chart->setChartData(data, title, className(data.compareClass), hbmBytes, gpu, baselineName(data.baselineClass));
     m_legend->setText(m_chart->legendHtml());
+    if (m_measured)
+        applyMeasured(); // to the new x range
     updateCursor();
     Q_EMIT chartDataAvailable();
 }

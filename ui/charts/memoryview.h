@@ -3,6 +3,7 @@
 
 #include "charts/memorychartdata.h"
 #include "charts/memorytimes.h"
+#include "kineto/memorytimeline.h"
 #include "session/latestrun.h"
 #include "widgets/resultview.h"
 
@@ -77,6 +78,19 @@ public:
     /// False while the chart of the latest request is still being built, or the time axis waits for its estimate.
     bool isSettled() const override;
 
+    /// Overlays a measured memory timeline: the raw JSON of PyTorch's profile.export_memory_timeline (plain or
+    /// .gz, kineto/memorytimeline.h), read in a worker. One measured iteration (the first of
+    /// setMeasuredIterations() equal parts of the recording) is stretched over ours, so the two iterations line up;
+    /// both peaks are stated. Kept across results until clearMeasuredMemory(); measuredMemoryLoaded() says when it
+    /// is done, measuredMemoryError() why it failed.
+    void loadMeasuredMemory(const QString& path);
+    void clearMeasuredMemory();
+    /// How many training iterations the measured recording holds (1 by default).
+    void setMeasuredIterations(int iterations);
+    std::shared_ptr<const MeasuredMemoryTimeline> measuredMemory() const;
+    QString measuredMemoryError() const;
+    /// States the measured peak against ours (hidden without a measured timeline).
+    QLabel* measuredNote() const;
     MemoryModel* model() const;
     MemoryChartView* chartView() const;
     QTableView* table() const;
@@ -88,6 +102,8 @@ public:
 Q_SIGNALS:
     /// The chart shows the data of the latest request.
     void chartDataAvailable();
+    /// A measured memory timeline was read, or failed (measuredMemoryError()).
+    void measuredMemoryLoaded();
 
 private:
     void requestChart();
@@ -98,6 +114,7 @@ private:
     QString baselineName(int baselineClass) const;
     void updateCursor();
     void exportCsvInteractively();
+    void applyMeasured();
     QString className(int classIndex) const;
 
     std::shared_ptr<const SynthesisResult> m_result;
@@ -119,6 +136,14 @@ private:
     QComboBox* m_xAxisCombo;
     QLabel* m_axisNote;
     QPushButton* m_exportButton;
+    QPushButton* m_measuredButton;
+    QSpinBox* m_measuredIterations;
+    QPushButton* m_clearMeasuredButton;
+    QLabel* m_measuredNote;
+    LatestRun m_measuredRun; ///< reading a measured memory timeline
+    QString m_measuredPath;
+    QString m_measuredError;
+    std::shared_ptr<const MeasuredMemoryTimeline> m_measured;
     QLabel* m_cursorTitle;
     QLabel* m_legend;
     QLabel* m_staleBanner;

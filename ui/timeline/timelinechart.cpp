@@ -2,6 +2,7 @@
 #include "timeline/timelinechart.h"
 
 #include "graph/graphstyle.h"
+#include "kineto/messagequote.h"
 #include "models/formatting.h"
 #include "synthesis/synthesis.h"
 #include "timeline/timelinestyle.h"
@@ -114,6 +115,8 @@ QSize TimelineChart::sizeHint() const
     // so a short pipeline leaves no empty band between the lanes and the legend.
     const int stages = m_data ? static_cast<int>(m_data->classes.size()) : 1;
     double h = kAxisHeight + kCaptionHeight + 2 * kStreamLaneHeight + kStreamLaneGap + kBottomMargin;
+    if (m_measured)
+        h += kSectionGap + kCaptionHeight + 2 * kStreamLaneHeight + kStreamLaneGap;
     if (stages > 1)
         h += kSectionGap + kCaptionHeight + stages * kMaxStagePitch;
     return { 900, static_cast<int>(std::ceil(h)) };
@@ -133,6 +136,18 @@ void TimelineChart::setTimeline(std::shared_ptr<const SynthesisResult> result, s
     fit();
 }
 
+void TimelineChart::setMeasured(std::shared_ptr<const MeasuredOverlay> overlay)
+{
+    m_measured = std::move(overlay);
+    updateGeometry();
+    fit();
+}
+
+std::shared_ptr<const MeasuredOverlay> TimelineChart::measured() const
+{
+    return m_measured;
+}
+
 void TimelineChart::setCurrentClass(int classIndex)
 {
     if (classIndex == m_class)
@@ -148,7 +163,8 @@ int TimelineChart::currentClass() const
 
 double TimelineChart::totalS() const
 {
-    return m_data && m_data->totalS > 0 ? m_data->totalS : 1e-3;
+    const double measured = m_measured ? m_measured->comparison.measuredStepS : 0.0;
+    return m_data && m_data->totalS > 0 ? std::max(m_data->totalS, measured) : 1e-3;
 }
 
 QRectF TimelineChart::plotRect() const
@@ -204,6 +220,14 @@ std::vector<TimelineChart::Lane> TimelineChart::lanes() const
     y += kStreamLaneHeight + kStreamLaneGap;
     out.push_back({ LaneKind::Communication, cls, QRectF(plot.left(), y, plot.width(), kStreamLaneHeight) });
     y += kStreamLaneHeight;
+    if (m_measured) {
+        y += kSectionGap + kCaptionHeight;
+        out.push_back({ LaneKind::MeasuredCompute, cls, QRectF(plot.left(), y, plot.width(), kStreamLaneHeight) });
+        y += kStreamLaneHeight + kStreamLaneGap;
+        out.push_back(
+            { LaneKind::MeasuredCommunication, cls, QRectF(plot.left(), y, plot.width(), kStreamLaneHeight) });
+        y += kStreamLaneHeight;
+    }
     const int stages = static_cast<int>(m_data->classes.size());
     if (stages > 1) {
         y += kSectionGap + kCaptionHeight;
@@ -227,6 +251,10 @@ std::vector<TimelineChart::Lane> TimelineChart::lanes() const
 const std::vector<TimelineSpan>& TimelineChart::spans(const Lane& lane) const
 {
     static const std::vector<TimelineSpan> s_empty;
+    if (lane.kind == LaneKind::MeasuredCompute || lane.kind == LaneKind::MeasuredCommunication)
+        return !m_measured                           ? s_empty
+            : lane.kind == LaneKind::MeasuredCompute ? m_measured->lanes.compute
+                                                     : m_measured->lanes.communication;
     if (!m_data || lane.classIndex < 0 || static_cast<size_t>(lane.classIndex) >= m_data->classes.size())
         return s_empty;
     const TimelineLanes& l = m_data->classes[static_cast<size_t>(lane.classIndex)];
@@ -276,6 +304,28 @@ QString TimelineChart::tooltipAt(const QPointF& pos) const
     if (!hit || !m_result)
         return {};
     const TimelineSpan& span = spans(hit->lane)[hit->span];
+    if (hit->lane.kind == LaneKind::MeasuredCompute || hit->lane.kind == LaneKind::MeasuredCommunication) {
+        const TraceComparison& c = m_measured->comparison;
+        const MeasuredSpan& m = c.spans[span.node];
+        const KinetoEvent& e = m_measured->trace->events[size_t(m.event)];
+        QString text =
+            QStringLiteral("<b>%1</b><br>%2 \u00b7 measured on rank %3 (%4)<br>start %5 \u00b7 duration %6")
+                .arg(QString::fromStdString(quoteForMessage(m_measured->trace->nameOf(e), 160)).toHtmlEscaped(),
+                    QString::fromStdString(c.spanKinds[size_t(m.kind)]).toHtmlEscaped())
+                .arg(c.rank)
+                .arg(m_measured->fileName.toHtmlEscaped(), formatDuration(m.startS), formatDuration(m.endS - m.startS));
+        if (e.op >= 0)
+            text += QStringLiteral("<br>")
+                + tr("launched by %1")
+                      .arg(QString::fromStdString(
+                          quoteForMessage(m_measured->trace->nameOf(m_measured->trace->events[size_t(e.op)]), 80))
+                               .toHtmlEscaped());
+        if (hit->nearby > 1)
+            text += QStringLiteral("<br><i>")
+                + tr("%1 more within 2 pixels: zoom in to separate them").arg(formatExact(hit->nearby - 1))
+                + QStringLiteral("</i>");
+        return text;
+    }
     const ClassProgram& program = m_result->classes[static_cast<size_t>(hit->lane.classIndex)];
     const ProgramNode& n = program.nodes[span.node];
     QStringList where { tr("stage %1").arg(program.stage) };
@@ -465,8 +515,20 @@ void TimelineChart::paintEvent(QPaintEvent*)
     const QString stageCaption = tr("Stage %1 (%2): the streams of each of its ranks").arg(cls).arg(ranks);
     p.drawText(QRectF(8, all.front().rect.top() - kCaptionHeight, width() - 16, kCaptionHeight - 3),
         Qt::AlignLeft | Qt::AlignBottom, stageCaption);
-    if (all.size() > 2) {
+    size_t pipelineLane = 2;
+    if (m_measured && all.size() > 3) {
+        const TraceComparison& c = m_measured->comparison;
         p.drawText(QRectF(8, all[2].rect.top() - kCaptionHeight, width() - 16, kCaptionHeight - 3),
+            Qt::AlignLeft | Qt::AlignBottom,
+            tr("Measured: rank %1, %2 of %3: GPU span %4 (ours %5), exposed communication %6 (ours %7)")
+                .arg(c.rank)
+                .arg(QString::fromStdString(quoteForMessage(c.iteration, 40)), m_measured->fileName,
+                    formatDuration(c.measuredStepS), formatDuration(c.syntheticStepS),
+                    formatDuration(c.measuredExposedCommunicationS), formatDuration(c.syntheticExposedCommunicationS)));
+        pipelineLane = 4;
+    }
+    if (all.size() > pipelineLane) {
+        p.drawText(QRectF(8, all[pipelineLane].rect.top() - kCaptionHeight, width() - 16, kCaptionHeight - 3),
             Qt::AlignLeft | Qt::AlignBottom,
             tr("Pipeline: every stage's compute stream (with its communication below it when there is room); "
                "click a stage to show it"));
@@ -490,11 +552,14 @@ void TimelineChart::paintEvent(QPaintEvent*)
         const QRectF captionRow(8, all.front().rect.top() - kCaptionHeight, width() - 16, kCaptionHeight - 3);
         const double captionEnd = 8 + QFontMetricsF(bold).horizontalAdvance(stageCaption) + 12;
         p.setPen(endColor);
+        // Left of the line when the caption leaves room, else right of it and of the caption (an end near the
+        // left edge, as when a longer measured trace is overlaid, must not write over the caption).
+        const double rightOf = std::max(endX + 4, captionEnd);
         if (endX - 4 - textWidth > captionEnd)
             p.drawText(QRectF(endX - 4 - textWidth, captionRow.top(), textWidth, captionRow.height()),
                 Qt::AlignRight | Qt::AlignBottom, text);
-        else if (endX + 4 + textWidth < plot.right())
-            p.drawText(QRectF(endX + 4, captionRow.top(), textWidth, captionRow.height()),
+        else if (rightOf + textWidth < plot.right())
+            p.drawText(QRectF(rightOf, captionRow.top(), textWidth, captionRow.height()),
                 Qt::AlignLeft | Qt::AlignBottom, text);
     }
 }
@@ -550,6 +615,12 @@ void TimelineChart::paintLane(QPainter& p, const Lane& lane)
     }
     case LaneKind::StageCommunication:
         break;
+    case LaneKind::MeasuredCompute:
+        label = tr("measured compute");
+        break;
+    case LaneKind::MeasuredCommunication:
+        label = tr("measured comm.");
+        break;
     }
     if (!label.isEmpty() && labelRect.height() >= 8) {
         QFont font = p.font();
@@ -567,7 +638,8 @@ void TimelineChart::paintLane(QPainter& p, const Lane& lane)
 
     p.save();
     p.setClipRect(lane.rect);
-    paintSpans(p, spans(lane), lane.rect, overview ? -1 : lane.classIndex);
+    const bool measured = lane.kind == LaneKind::MeasuredCompute || lane.kind == LaneKind::MeasuredCommunication;
+    paintSpans(p, spans(lane), lane.rect, overview || measured ? -1 : lane.classIndex);
     p.restore();
 }
 

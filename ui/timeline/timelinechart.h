@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "timeline/measuredoverlay.h"
 #include "timeline/timeaxis.h"
 #include "timeline/timelinedata.h"
 
@@ -32,7 +33,9 @@ public:
         Compute, ///< compute stream of the shown class
         Communication, ///< communication stream of the shown class
         Stage, ///< compute stream of one pipeline stage (the overview)
-        StageCommunication ///< communication stream of one stage, under its Stage lane when there is room
+        StageCommunication, ///< communication stream of one stage, under its Stage lane when there is room
+        MeasuredCompute, ///< a measured trace's compute kernels (setMeasured), under the shown class's streams
+        MeasuredCommunication ///< its NCCL kernels and copies
     };
     struct Lane
     {
@@ -54,6 +57,10 @@ public:
 
     /// Shows `data` (from buildTimelineData on `result`); null or failed data clears the chart. Fits the view.
     void setTimeline(std::shared_ptr<const SynthesisResult> result, std::shared_ptr<const TimelineData> data);
+    /// Lays `overlay`'s kernels beside the shown class's streams (null removes them); the time axis then spans
+    /// both iterations.
+    void setMeasured(std::shared_ptr<const MeasuredOverlay> overlay);
+    std::shared_ptr<const MeasuredOverlay> measured() const;
     void setCurrentClass(int classIndex);
     int currentClass() const;
 
@@ -101,6 +108,7 @@ private:
 
     std::shared_ptr<const SynthesisResult> m_result;
     std::shared_ptr<const TimelineData> m_data;
+    std::shared_ptr<const MeasuredOverlay> m_measured;
     int m_class = 0;
     TimeAxis m_axis;
     bool m_fitted = true;

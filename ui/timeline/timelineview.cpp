@@ -2,6 +2,7 @@
 #include "timeline/timelineview.h"
 
 #include "estimate/chrometrace.h"
+#include "kineto/messagequote.h"
 #include "models/formatting.h"
 #include "synthesis/synthesis.h"
 #include "timeline/timeaxis.h"
@@ -48,6 +49,21 @@ namespace {
         return entries.join(QStringLiteral("&nbsp;&nbsp;&nbsp; "));
     }
 
+    /// The line under the legend; with a measured trace, how its lanes are coloured.
+    QString hintText(bool measured)
+    {
+        QString text = QCoreApplication::translate("TimelineView",
+            "Wheel: zoom around the mouse \u00b7 drag: pan \u00b7 double-click or Fit: whole iteration \u00b7 hover "
+            "a bar for its node \u00b7 bars thinner than a pixel are merged");
+        if (measured)
+            text += QLatin1Char('\n')
+                + QCoreApplication::translate("TimelineView",
+                    "Measured lanes: compute kernels in the forward colour, NCCL kernels in their collective's, "
+                    "send/recv, broadcasts and copies as sends; a kernel under an earlier one of another stream is "
+                    "counted in the totals but not drawn");
+        return text;
+    }
+
     /// Writes the Chrome trace of every stage; the error text, empty on success. Any thread.
     QString writeTrace(const SynthesisResult& result, const TimelineData& data, const QString& path)
     {
@@ -69,6 +85,9 @@ TimelineView::TimelineView(QWidget* parent)
     , m_rankClassLabel(new QLabel(this))
     , m_fitButton(new QPushButton(tr("Fit"), this))
     , m_exportButton(new QPushButton(tr("Export Chrome trace\u2026"), this))
+    , m_overlayButton(new QPushButton(tr("Overlay measured trace\u2026"), this))
+    , m_clearOverlayButton(new QPushButton(tr("Clear overlay"), this))
+    , m_comparison(new QLabel(this))
     , m_summary(new QLabel(this))
     , m_message(new QLabel(this))
     , m_legend(new QLabel(this))
@@ -94,6 +113,13 @@ TimelineView::TimelineView(QWidget* parent)
     m_exportButton->setToolTip(tr("Save the schedule of every stage as Chrome trace JSON, which Perfetto and "
                                   "chrome://tracing open (one process per stage, one thread per stream)"));
     controls->addWidget(m_exportButton);
+    m_overlayButton->setToolTip(tr("Lay one rank's PyTorch profiler trace (torch.profiler's Chrome-trace JSON, .json "
+                                   "or .json.gz) beside this schedule: its kernels of one profiled step as two lanes, "
+                                   "and GPU time per op kind, measured against ours"));
+    controls->addWidget(m_overlayButton);
+    m_clearOverlayButton->setToolTip(tr("Remove the measured trace from the chart"));
+    m_clearOverlayButton->hide();
+    controls->addWidget(m_clearOverlayButton);
 
     m_staleBanner->setText(tr("The config has changed and does not synthesize: this is the last good result."));
     m_staleBanner->setStyleSheet(
@@ -126,8 +152,7 @@ TimelineView::TimelineView(QWidget* parent)
     m_legend->setAlignment(Qt::AlignHCenter);
     m_legend->setText(legendHtml(nullptr));
     cardLayout->addWidget(m_legend);
-    m_hint->setText(tr("Wheel: zoom around the mouse \u00b7 drag: pan \u00b7 double-click or Fit: whole iteration "
-                       "\u00b7 hover a bar for its node \u00b7 bars thinner than a pixel are merged"));
+    m_hint->setText(hintText(false));
     m_hint->setAlignment(Qt::AlignHCenter);
     m_hint->setWordWrap(true);
     m_hint->setStyleSheet(QStringLiteral("QLabel { color: #6c6c66; }"));
@@ -138,6 +163,11 @@ TimelineView::TimelineView(QWidget* parent)
     layout->addLayout(controls);
     layout->addWidget(m_staleBanner);
     layout->addWidget(m_summary);
+    m_comparison->setTextFormat(Qt::RichText);
+    m_comparison->setWordWrap(true);
+    m_comparison->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_comparison->hide();
+    layout->addWidget(m_comparison);
     layout->addWidget(m_message);
     layout->addWidget(card, 1);
     layout->addStretch(0); // takes the room of the hidden card when the estimate failed
@@ -149,6 +179,9 @@ TimelineView::TimelineView(QWidget* parent)
     });
     connect(m_fitButton, &QPushButton::clicked, m_chart, &TimelineChart::fit);
     connect(m_exportButton, &QPushButton::clicked, this, &TimelineView::exportInteractively);
+    connect(m_overlayButton, &QPushButton::clicked, this, &TimelineView::overlayInteractively);
+    connect(m_clearOverlayButton, &QPushButton::clicked, this, &TimelineView::clearMeasuredTrace);
+    connect(&m_overlayRun, &LatestRun::settled, this, &ResultView::settled);
     connect(m_chart, &TimelineChart::classClicked, this, &TimelineView::showClass);
 
     setEnabled(false);
@@ -234,7 +267,113 @@ bool TimelineView::isUpdating() const
 
 bool TimelineView::isSettled() const
 {
-    return !m_run.isRunning();
+    return !m_run.isRunning() && !m_overlayRun.isRunning();
+}
+
+void TimelineView::loadMeasuredTrace(const QString& path)
+{
+    m_overlayPath = path;
+    m_overlayError.clear();
+    requestOverlay();
+}
+
+void TimelineView::clearMeasuredTrace()
+{
+    m_overlayRun.cancel();
+    m_overlayPath.clear();
+    m_overlayError.clear();
+    m_overlay.reset();
+    m_chart->setMeasured(nullptr);
+    m_hint->setText(hintText(false));
+    m_clearOverlayButton->hide();
+    updateComparison();
+}
+
+std::shared_ptr<const MeasuredOverlay> TimelineView::measuredOverlay() const
+{
+    return m_overlay;
+}
+
+QString TimelineView::measuredTraceError() const
+{
+    return m_overlayError;
+}
+
+QLabel* TimelineView::comparisonLabel() const
+{
+    return m_comparison;
+}
+
+void TimelineView::overlayInteractively()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Overlay measured trace"), QString(),
+        tr("PyTorch profiler traces (*.json *.json.gz *.pt.trace.json *.gz);;All files (*)"));
+    if (!path.isEmpty())
+        loadMeasuredTrace(path);
+}
+
+void TimelineView::requestOverlay()
+{
+    if (m_overlayPath.isEmpty() || !m_dataResult || !m_data || !m_data->ok)
+        return; // applyTimeline() asks again once there is an estimate
+    m_overlayButton->setEnabled(false);
+    m_overlayButton->setText(tr("Reading trace\u2026"));
+    const qint64 rank = -1; // the trace's own rank: its stage is the one compared
+    m_overlayRun.start(
+        [path = m_overlayPath, result = m_dataResult, data = m_data, rank] {
+            QString error;
+            std::shared_ptr<const MeasuredOverlay> overlay = buildMeasuredOverlay(path, *result, *data, rank, &error);
+            return std::make_pair(overlay, error);
+        },
+        [this](const std::pair<std::shared_ptr<const MeasuredOverlay>, QString>& done) {
+            m_overlayButton->setEnabled(true);
+            m_overlayButton->setText(tr("Overlay measured trace\u2026"));
+            m_overlay = done.first;
+            m_overlayError = done.second;
+            m_chart->setMeasured(m_overlay);
+            m_clearOverlayButton->setVisible(m_overlay != nullptr);
+            m_hint->setText(hintText(m_overlay != nullptr));
+            if (m_overlay && m_overlay->comparison.stage != m_class)
+                showClass(m_overlay->comparison.stage);
+            updateComparison();
+            Q_EMIT measuredTraceLoaded();
+        },
+        [this](auto&&...) {
+            if (m_overlayRun.isRunning())
+                return; // superseded: the newer run resets the button
+            m_overlayButton->setEnabled(true);
+            m_overlayButton->setText(tr("Overlay measured trace\u2026"));
+        });
+}
+
+void TimelineView::updateComparison()
+{
+    if (!m_overlay) {
+        m_comparison->setVisible(!m_overlayError.isEmpty());
+        m_comparison->setText(m_overlayError.isEmpty()
+                ? QString()
+                : tr("<span style='color:#9b1c1c'>Measured trace not overlaid: %1</span>")
+                      .arg(QString::fromStdString(quoteForMessage(m_overlayError.toStdString(), 300)).toHtmlEscaped()));
+        return;
+    }
+    const TraceComparison& c = m_overlay->comparison;
+    QStringList kinds;
+    for (size_t i = 0; i < c.kinds.size() && i < 6; ++i) {
+        const KindComparison& k = c.kinds[i];
+        kinds << tr("%1 %2 vs %3")
+                     .arg(QString::fromStdString(k.kind).toHtmlEscaped(), formatDuration(k.measuredS),
+                         formatDuration(k.syntheticS));
+    }
+    m_comparison->setText(
+        tr("<b>Measured</b> %1 (rank %2, %3): GPU span %4 vs ours %5 \u00b7 exposed communication "
+           "%6 vs %7<br>GPU time per kind, measured vs ours, largest difference first: %8")
+            .arg(m_overlay->fileName.toHtmlEscaped())
+            .arg(c.rank)
+            .arg(QString::fromStdString(quoteForMessage(c.iteration, 40)).toHtmlEscaped(),
+                formatDuration(c.measuredStepS), formatDuration(c.syntheticStepS),
+                formatDuration(c.measuredExposedCommunicationS), formatDuration(c.syntheticExposedCommunicationS),
+                kinds.join(QStringLiteral(" \u00b7 "))));
+    m_comparison->setVisible(true);
 }
 
 void TimelineView::requestTimeline()
@@ -267,6 +406,8 @@ void TimelineView::applyTimeline(
     m_exportButton->setEnabled(ok && !m_exporting);
     m_fitButton->setEnabled(ok);
     updateSummary();
+    if (!m_overlayPath.isEmpty())
+        requestOverlay(); // the measured trace against the new estimate
     Q_EMIT timelineAvailable();
 }
 

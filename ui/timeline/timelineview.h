@@ -2,6 +2,7 @@
 #pragma once
 
 #include "session/latestrun.h"
+#include "timeline/measuredoverlay.h"
 #include "timeline/timelinedata.h"
 #include "widgets/resultview.h"
 
@@ -54,6 +55,17 @@ public:
     /// False while the estimate of the shown result runs.
     bool isSettled() const override;
 
+    /// Overlays a measured PyTorch profiler trace of one rank (the "Overlay measured trace..." button): read and
+    /// compared in a worker (estimate/tracecompare.h), then drawn as two lanes under the shown stage's streams with
+    /// per-kind totals in the comparison line. Kept across results (re-compared with each new estimate) until
+    /// clearMeasuredTrace(). measuredTraceLoaded() says when it is done; measuredTraceError() why it failed.
+    void loadMeasuredTrace(const QString& path);
+    void clearMeasuredTrace();
+    std::shared_ptr<const MeasuredOverlay> measuredOverlay() const;
+    QString measuredTraceError() const;
+    /// The measured-vs-ours line (hidden without an overlay).
+    QLabel* comparisonLabel() const;
+
     TimelineChart* chart() const;
     QLabel* summaryLabel() const;
     /// Says why there is no timeline (hidden when there is one).
@@ -62,12 +74,17 @@ public:
 Q_SIGNALS:
     /// The estimate of the latest request arrived (check timelineData()->ok).
     void timelineAvailable();
+    /// A measured trace was read and compared, or failed (measuredTraceError()).
+    void measuredTraceLoaded();
 
 private:
     void requestTimeline();
     void applyTimeline(std::shared_ptr<const SynthesisResult> result, std::shared_ptr<const TimelineData> data);
     void updateSummary();
     void exportInteractively();
+    void overlayInteractively();
+    void requestOverlay();
+    void updateComparison();
 
     std::shared_ptr<const SynthesisResult> m_result;
     std::shared_ptr<const TimelineData> m_data;
@@ -78,6 +95,13 @@ private:
     QLabel* m_rankClassLabel;
     QPushButton* m_fitButton;
     QPushButton* m_exportButton;
+    QPushButton* m_overlayButton;
+    QPushButton* m_clearOverlayButton;
+    QLabel* m_comparison;
+    LatestRun m_overlayRun; ///< reading and comparing a measured trace
+    QString m_overlayPath;
+    QString m_overlayError;
+    std::shared_ptr<const MeasuredOverlay> m_overlay;
     QLabel* m_summary;
     QLabel* m_message;
     QLabel* m_legend;

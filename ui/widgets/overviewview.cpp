@@ -647,10 +647,16 @@ void OverviewView::updateEstimateCard()
         m_assumptions->clear();
         return;
     }
+    // Which source timed each op class (cluster.kernel_table's measured kernels or the model), on its own line.
     m_assumptions->setText(tr("Estimate assumes: %1")
                                .arg(QString::fromStdString(assumptionsText(estimate->assumptions))
                                         .trimmed()
-                                        .replace(QLatin1Char('\n'), QStringLiteral("; "))));
+                                        .replace(QLatin1Char('\n'), QStringLiteral("; ")))
+        + QLatin1Char('\n')
+        + QString::fromStdString(kernelSourcesText(estimate->kernelSources))
+              .trimmed()
+              .replace(QStringLiteral(":\n  "), QStringLiteral(": "))
+              .replace(QStringLiteral("\n  "), QStringLiteral("; ")));
     setCard(stepCard(), formatDuration(estimate->iterationTimeS),
         tr("MFU %1%, %2 tokens/s")
             .arg(QString::number(100.0 * estimate->mfu, 'f', 1), formatParameterCount(estimate->tokensPerS)));
