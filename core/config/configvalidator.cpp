@@ -349,6 +349,15 @@ namespace {
             v.error("inference.prompt_tokens",
                 "expected a positive prompt length (prompt_tokens, or model.seq_len when it is 0), found "
                     + str(prompt));
+        // The context a sequence reaches: the prompt and every token generated after it. Past the model's own
+        // seq_len (the positions it was trained for) the plan is still modelled, but the model may not serve it.
+        const ModelConfig& model = c.model;
+        if (in.promptTokens > 0 && in.outputTokens > 0 && model.seqLen > 0 && prompt <= (int64_t { 1 } << 40)
+            && in.outputTokens <= (int64_t { 1 } << 40) && prompt + in.outputTokens - 1 > model.seqLen)
+            v.warning("inference.output_tokens",
+                "the context reaches prompt + output_tokens - 1 = " + str(prompt) + " + " + str(in.outputTokens)
+                    + " - 1 = " + str(prompt + in.outputTokens - 1)
+                    + " tokens, more than model.seq_len = " + str(model.seqLen) + " that the model was trained for");
         if (runsDecode(in) && in.outputTokens >= 1) {
             if (in.outputTokens < 2)
                 v.error("inference.output_tokens",
@@ -789,13 +798,26 @@ namespace {
         const int64_t nodes = builtProgramNodes(config, validateCompressedProgramSize());
         if (nodes <= config.maxProgramNodes)
             return;
+        const double megabytes = static_cast<double>(nodes) * 200.0 / 1e6; // ~200 B a node, measured by tests/bench
+        char size[64];
+        std::snprintf(size, sizeof size, "%.3g", megabytes);
+        if (config.workload == Workload::Inference) {
+            // Serving programs: the prefill and each decode step pass every layer once per pipeline micro-batch;
+            // the decode steps are what a user raises.
+            const InferenceConfig& in = config.inference;
+            v.error("inference.decode_steps",
+                "this serving plan needs about " + str(nodes) + " program nodes (" + str(config.model.layers)
+                    + " layers x " + str((runsPrefill(in) ? 1 : 0) + decodeSteps(in)) + " programs: the prefill and "
+                    + str(decodeSteps(in)) + " decode steps, per pipeline micro-batch; " + "about " + size
+                    + " MB to synthesize), more than the limit of " + str(config.maxProgramNodes)
+                    + "; use fewer decode_steps (0 = min(4, output_tokens - 1): the estimate extends the steps it "
+                      "synthesizes to every output token), or raise the limit with --max-nodes");
+            return;
+        }
         const TrainingConfig& t = config.training;
         const int64_t perStep = std::max<int64_t>(1, t.microBatch) * std::max<int64_t>(1, config.parallelism.dp);
         const int64_t microBatches = std::max<int64_t>(1, t.globalBatch / perStep);
         const bool layersDrive = config.model.layers >= microBatches;
-        const double megabytes = static_cast<double>(nodes) * 200.0 / 1e6; // ~200 B a node, measured by tests/bench
-        char size[64];
-        std::snprintf(size, sizeof size, "%.3g", megabytes);
         v.error(layersDrive ? "model.layers" : "training.global_batch",
             "this plan needs about " + str(nodes) + " program nodes (" + str(config.model.layers) + " layers x "
                 + str(microBatches) + " micro-batches per rank; about " + size
