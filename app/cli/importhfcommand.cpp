@@ -4,6 +4,8 @@
 #include "config/configwriter.h"
 #include "config/hfimport.h"
 #include "export/atomictextfile.h"
+#include "model/modelcost.h"
+#include "model/modelgraph.h"
 #include "output/messagetext.h"
 
 #include <iostream>
@@ -67,6 +69,21 @@ Command addImportHfCommand(CLI::App& app)
             printDiagnostics(result.diagnostics);
             if (!result.config)
                 return ExitBadInput;
+            // What `report` would refuse (a count of the model past 64 bits, e.g. num_local_experts 10^9) is refused
+            // here already, at the key that drives it: a config is written only if it can be used.
+            try {
+                ModelCost cost;
+                std::string error, keyPath;
+                const auto graph = buildModelGraph(result.config->model, result.config->training.precision);
+                if (!computeModelCost(*graph, *result.config, cost, error, &keyPath)) {
+                    std::cerr << escapedText(o->file) << ": error: " << escapedText(keyPath) << ": "
+                              << escapedText(error) << "\n";
+                    return ExitBadInput;
+                }
+            } catch (const std::exception& e) {
+                std::cerr << escapedText(o->file) << ": error: " << escapedText(e.what()) << "\n";
+                return ExitBadInput;
+            }
             const std::string yaml = "# Model mapped from the Hugging Face config " + escapedText(o->file)
                 + " by stagecraft import-hf.\n# Training, parallelism and cluster are defaults: edit them.\n"
                 + toYaml(*result.config);

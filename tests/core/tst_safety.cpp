@@ -219,6 +219,14 @@ void runSetup(const QStringList& setup, const std::function<QString(QString)>& e
             QFile f(w[0]);
             QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
             f.write(text);
+        } else if (verb == QLatin1String("sed-copy")) {
+            QByteArray text = readAll(w[0]);
+            const QByteArray from = unescaped(w[2]);
+            QVERIFY2(text.contains(from), qPrintable(w[2]));
+            text.replace(from, unescaped(w[3]));
+            QFile f(w[1]);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(text);
         } else if (verb == QLatin1String("truncate")) {
             QVERIFY(QFile::resize(w[0], 0));
         } else if (verb == QLatin1String("rm")) {
@@ -606,6 +614,22 @@ void TestSafety::commands_data()
                "echo\\s'sys[1]\\sfinished,\\s1\\scycles,\\sexposed\\scommunication\\s0\\scycles.'\n" })
         << L({ "simulate", "{d}/s", "--astrasim", "{d}/sim" }) << false << 1
         << QStringLiteral("the simulator did not run these traces") << QStringList {};
+    QTest::newRow("simulate: exposed communication above the finish time") << L(
+        { "run synth tiny --dp 2 --out {d}/s -q",
+            "fake {d}/sim echo\\s'sys[0]\\sfinished,\\s5000000000\\scycles,\\sexposed\\scommunication\\s5000000001\\s"
+            "cycles.'\necho\\s'sys[1]\\sfinished,\\s5000000000\\scycles,\\sexposed\\scommunication\\s0\\scycles.'\n" })
+                                                                           << L({ "simulate", "{d}/s", "--astrasim",
+                                                                                  "{d}/sim" })
+                                                                           << false << 1
+                                                                           << QStringLiteral(
+                                                                                  "rank 0 reported more exposed "
+                                                                                  "communication than finish time")
+                                                                           << QStringList {};
+    QTest::newRow("import-hf refuses what report would (num_local_experts 10^9)")
+        << L({ "sed-copy {data}/hf/good/mixtral-8x7b.json {d}/big.json \"num_local_experts\":\\s8 "
+               "\"num_local_experts\":\\s1000000000" })
+        << L({ "import-hf", "{d}/big.json" }) << false << 2
+        << QStringLiteral("model.experts: experts=1000000000 is too large") << QStringList {};
     QTest::newRow("simulate: a 64 MB line without a newline and terminal escapes")
         << L({ "run synth tiny --dp 2 --out {d}/s -q",
                ("fake {d}/sim " + passing
