@@ -2,6 +2,7 @@
 #include "command.h"
 
 #include "config/configvalidator.h"
+#include "config/configwriter.h"
 
 #include <charconv>
 #include <iostream>
@@ -96,7 +97,9 @@ std::vector<std::string> ConfigFlags::overrides() const
     num("training.global_batch", globalBatch);
     str("training.recompute", recompute);
     str("training.precision", precision);
-    str("name", name);
+    // A name on the command line is a string, never YAML: "a #b", "!tag x", "~" and "null" stay as typed.
+    if (name)
+        out.push_back("name=" + yamlQuoted(*name));
     out.insert(out.end(), sets.begin(), sets.end());
     return out;
 }
@@ -137,13 +140,17 @@ std::shared_ptr<const SynthesisResult> loadAndSynthesize(const ConfigFlags& flag
     SynthesisOutcome outcome = synthesize(*config, nullptr, nullptr, options); // anchors problems at the keys
     if (!outcome.result) {
         // Errors that still have no position (a config without an origin) are reported against the config.
+        // Warnings were printed with the config already; the synthesis repeats its validation.
         bool internal = false;
+        std::vector<Diagnostic> errors;
         for (Diagnostic& d : outcome.diagnostics) {
             if (d.file.empty())
                 d.file = flags.config;
             internal = internal || d.message.rfind("internal error", 0) == 0;
+            if (d.severity == Severity::Error)
+                errors.push_back(d);
         }
-        printDiagnostics(outcome.diagnostics);
+        printDiagnostics(errors);
         exitCode = internal ? ExitInternal : ExitBadInput;
         return nullptr;
     }

@@ -78,7 +78,8 @@ Command addReportCommand(CLI::App& app)
     cmd->add_flag("--json", state->json, "Print the report as JSON instead of text");
     cmd->add_option("--rank", state->rank, "Print one rank's program summary (groups, peers, bytes)")
         ->transform(integerIn(0, kMaxWorldSize - 1));
-    cmd->add_flag("--dump", state->dump, "With --rank: print every node of the rank's class program");
+    cmd->add_flag("--dump", state->dump,
+        "With --rank: print every node of the rank's class program (with --json: as its \"program\" array)");
     cmd->add_option("--chrome-trace", state->chromeTrace,
            "Write the estimate's schedule of every stage (only the stage of --rank when given) as Chrome trace "
            "JSON, for Perfetto or chrome://tracing; - for standard output (then no report is printed)")
@@ -104,7 +105,9 @@ Command addReportCommand(CLI::App& app)
                     if (isStandardOutput(*state->chromeTrace))
                         return ExitOk;
                 }
-                if (state->rank) {
+                if (state->rank && state->json) {
+                    std::cout << rankReportJson(*result, RankId { *state->rank }, state->dump).dump(2) << "\n";
+                } else if (state->rank) {
                     const int64_t r = *state->rank;
                     std::cout << rankReportText(*result, RankId { r });
                     if (state->dump)
@@ -134,7 +137,7 @@ Command addPresetsCommand(CLI::App& app)
                     for (const std::string& name : presetNames())
                         width = std::max(width, name.size());
                     for (const std::string& name : presetNames())
-                        std::printf("%-*s %s\n", static_cast<int>(width), name.c_str(), presetSummary(name).c_str());
+                        std::cout << name << std::string(width - name.size() + 1, ' ') << presetSummary(name) << "\n";
                 }
                 return ExitOk;
             } };

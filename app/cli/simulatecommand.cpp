@@ -5,6 +5,8 @@
 #include "command.h"
 #include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
+#include "interruptguard.h"
+#include "output/messagetext.h"
 #include "simulate/astrasimconfig.h"
 #include "simulate/astrasimrunner.h"
 #include "simulate/simulationcomparison.h"
@@ -13,51 +15,13 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <unistd.h>
 
 namespace stagecraft::cli {
 
 namespace {
-
-    std::atomic<bool> s_interrupted { false };
-
-    extern "C" void onInterrupt(int)
-    {
-        s_interrupted = true;
-    }
-
-    /// Ctrl+C (SIGINT) and SIGTERM stop the simulator's process group, which sits outside the terminal's
-    /// foreground group and so would not hear the signal itself. Restores the old handlers when it goes.
-    class InterruptGuard
-    {
-    public:
-        InterruptGuard()
-        {
-            struct sigaction action
-            {
-            };
-            action.sa_handler = onInterrupt;
-            sigemptyset(&action.sa_mask);
-            sigaction(SIGINT, &action, &m_oldInt);
-            sigaction(SIGTERM, &action, &m_oldTerm);
-        }
-        ~InterruptGuard()
-        {
-            sigaction(SIGINT, &m_oldInt, nullptr);
-            sigaction(SIGTERM, &m_oldTerm, nullptr);
-        }
-        InterruptGuard(const InterruptGuard&) = delete;
-        InterruptGuard& operator=(const InterruptGuard&) = delete;
-
-    private:
-        struct sigaction m_oldInt
-        {
-        };
-        struct sigaction m_oldTerm
-        {
-        };
-    };
 
     /// Ranks finished so far on a terminal's stderr; cancelled by Ctrl+C.
     class SimulateProgress final : public ProgressSink
@@ -86,7 +50,7 @@ namespace {
         }
         bool cancelled() const override
         {
-            return s_interrupted;
+            return InterruptGuard::signal() != 0;
         }
 
     private:
@@ -160,7 +124,7 @@ Command addSimulateCommand(CLI::App& app)
                 std::string error;
                 const std::optional<TraceSet> traces = findTraceSet(s.directory, s.name, error);
                 if (!traces) {
-                    std::cerr << "stagecraft: " << error << "\n";
+                    std::cerr << "stagecraft: " << escapedText(error) << "\n";
                     return ExitBadInput;
                 }
                 if (!resolveAstraSimBinary(s.binary, error)) {
@@ -184,6 +148,12 @@ Command addSimulateCommand(CLI::App& app)
                     std::cerr << "stagecraft: the config describes " << result->worldSize()
                               << " ranks but the trace set '" << traces->name << "' has " << traces->ranks
                               << " rank files\n";
+                    return ExitBadInput;
+                }
+                // The set must hold this workload: a config edited after the export, another --config, a
+                // tampered group file or an empty rank file is found here, not when the simulator aborts.
+                if (const std::string mismatch = checkTraceSetMatches(*traces, *result); !mismatch.empty()) {
+                    std::cerr << "stagecraft: " << escapedText(mismatch) << "\n";
                     return ExitBadInput;
                 }
                 if (!changed.empty()) {
@@ -220,16 +190,26 @@ Command addSimulateCommand(CLI::App& app)
                 options.binary = s.binary;
                 options.timeoutS = s.timeoutS;
                 AstraSimResult sim;
+                int caught = 0;
                 {
-                    s_interrupted = false;
+                    // Ctrl+C, SIGTERM and SIGHUP stop the simulator's process group (it sits outside the
+                    // terminal's foreground group, so it would not hear them) before we exit.
                     InterruptGuard guard;
                     SimulateProgress progress(setup->npus);
                     sim = runAstraSim(*traces, *setup, options, &progress);
+                    caught = InterruptGuard::signal();
+                }
+                if (caught != 0) {
+                    std::cerr << "stagecraft: stopped by signal " << caught << " (" << strsignal(caught)
+                              << "); the simulator was stopped with it\n";
+                    return InterruptGuard::exitCodeFor(caught);
                 }
                 if (sim.status == AstraSimStatus::BadInput) {
-                    std::cerr << "stagecraft: " << sim.reason << "\n";
+                    std::cerr << "stagecraft: " << escapedText(sim.reason) << "\n";
                     return ExitBadInput;
                 }
+                if (sim.status == AstraSimStatus::Passed)
+                    checkSimulatedTimes(*result, *setup, sim);
                 const SimulationComparison comparison = compareWithEstimate(*result, estimate, sim);
                 if (s.json)
                     std::cout << simulationJson(sim, &comparison).dump(2) << "\n";

@@ -6,6 +6,7 @@
 #include "config/configwriter.h"
 #include "estimate/stepestimate.h"
 #include "estimate/sweep.h"
+#include "interruptguard.h"
 
 #include <charconv>
 #include <cstdio>
@@ -18,12 +19,29 @@ namespace stagecraft::cli {
 
 namespace {
 
-    /// Progress on stderr, one line rewritten in place; only used when stderr is a terminal.
-    class TerminalProgress : public ProgressSink
+    /// Progress on stderr: on a terminal one line rewritten in place, else a line per tenth of the plans, so that a
+    /// long sweep in a log or under a job scheduler shows it is alive. Ctrl+C, SIGTERM or SIGHUP cancel: the plans
+    /// evaluated so far are printed.
+    class SweepProgress : public ProgressSink
     {
     public:
         void report(double fraction, const char* stage) override
         {
+            if (std::string_view(stage).rfind("evaluating ", 0) == 0 && fraction == 0) {
+                std::fprintf(stderr, "sweep: %s\n", stage);
+                std::fflush(stderr);
+                return;
+            }
+            if (!m_tty) {
+                const int tenth = static_cast<int>(fraction * 10);
+                if (tenth == m_lastTenth || tenth >= 10)
+                    return;
+                m_lastTenth = tenth;
+                if (tenth > 0)
+                    std::fprintf(stderr, "sweep: %d%% of the plans evaluated\n", tenth * 10);
+                std::fflush(stderr);
+                return;
+            }
             const int percent = static_cast<int>(fraction * 100);
             if (percent == m_lastPercent)
                 return;
@@ -33,7 +51,7 @@ namespace {
         }
         bool cancelled() const override
         {
-            return false;
+            return InterruptGuard::signal() != 0;
         }
         void finish()
         {
@@ -42,7 +60,9 @@ namespace {
         }
 
     private:
+        bool m_tty = isatty(STDERR_FILENO) == 1;
         int m_lastPercent = -1;
+        int m_lastTenth = 0;
     };
 
     /// A time in milliseconds: a plain decimal number above 0 and at most 10^6 (no "inf", "nan" or hex).
@@ -183,6 +203,12 @@ Command addSweepCommand(CLI::App& app)
                               << " is a training config (workload: training)\n";
                     return ExitBadInput;
                 }
+                if (state->tpotMs && !runsDecode(config->inference)) {
+                    std::cerr << "stagecraft: --tpot-ms limits the time per output token, and " << config->name
+                              << " has no decode phase (inference.phases: " << toString(config->inference.phases)
+                              << "): every plan would pass it\n";
+                    return ExitBadInput;
+                }
                 const EstimateOptions options;
                 SweepOptions sweepOptions;
                 sweepOptions.exact = state->exact;
@@ -192,11 +218,14 @@ Command addSweepCommand(CLI::App& app)
                 sweepOptions.schedules = state->schedules;
                 if (state->tpotMs)
                     sweepOptions.tpotLimitS = *state->tpotMs / 1e3;
-                TerminalProgress terminal;
-                const bool tty = isatty(STDERR_FILENO) == 1;
-                const SweepResult result =
-                    sweep(*config, state->gpus, *gpu, options, tty ? &terminal : nullptr, sweepOptions);
-                terminal.finish();
+                InterruptGuard interrupts;
+                SweepProgress progress;
+                const SweepResult result = sweep(*config, state->gpus, *gpu, options, &progress, sweepOptions);
+                progress.finish();
+                if (result.cancelled)
+                    std::cerr << "stagecraft: sweep stopped by signal " << InterruptGuard::signal() << " after "
+                              << result.fitting + result.rejectedCount << " of " << result.candidates
+                              << " plans; the plans evaluated so far follow\n";
                 if (!result.error.empty()) {
                     std::cerr << "stagecraft: " << result.error << "\n";
                     return ExitBadInput;
@@ -209,7 +238,7 @@ Command addSweepCommand(CLI::App& app)
                     std::cout << "Sweep of " << config->name << " on ";
                     std::cout << sweepText(result, state->top);
                 }
-                return ExitOk;
+                return result.cancelled ? InterruptGuard::exitCodeFor(InterruptGuard::signal()) : ExitOk;
             } };
 }
 

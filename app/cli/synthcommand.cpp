@@ -4,10 +4,13 @@
 // script written for STAGE runs unchanged.
 #include "command.h"
 #include "export/traceexporter.h"
+#include "interruptguard.h"
+#include "output/messagetext.h"
 #include "report/report.h"
 
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <thread>
 #include <unistd.h>
@@ -82,6 +85,13 @@ namespace {
     public:
         void report(double fraction, const char* stage) override
         {
+            if (std::string_view(stage).rfind("waiting", 0) == 0) {
+                // Said once, terminal or not: an export that waits for another must not look hung.
+                if (!m_toldWaiting)
+                    std::fprintf(stderr, "stagecraft: %s\n", escapedText(stage).c_str());
+                m_toldWaiting = true;
+                return;
+            }
             if (!m_tty)
                 return;
             const int permille = static_cast<int>(fraction * 1000);
@@ -95,11 +105,12 @@ namespace {
         }
         bool cancelled() const override
         {
-            return false;
+            return InterruptGuard::signal() != 0;
         }
 
     private:
         bool m_tty = isatty(STDERR_FILENO) != 0;
+        bool m_toldWaiting = false;
         int m_last = -1;
     };
 
@@ -245,10 +256,20 @@ Command addSynthCommand(CLI::App& app)
             printDiagnostics(loaded.diagnostics);
             if (!loaded.config)
                 return ExitBadInput;
+            // SIGINT, SIGTERM and SIGHUP stop the work cleanly: an export keeps the folder as it was.
+            InterruptGuard interrupts;
+            auto interrupted = [] {
+                const int sig = InterruptGuard::signal();
+                std::cerr << "stagecraft: stopped by signal " << sig << " (" << strsignal(sig)
+                          << "): nothing was written; the output folder is as it was\n";
+                return InterruptGuard::exitCodeFor(sig);
+            };
             TerminalProgress progress;
             SynthesisOptions synthesisOptions;
             synthesisOptions.memorySeries = false; // the export needs each class's peak, not its series
             SynthesisOutcome outcome = synthesize(*loaded.config, &progress, nullptr, synthesisOptions);
+            if (InterruptGuard::signal() != 0)
+                return interrupted();
             if (!outcome.result) {
                 printDiagnostics(outcome.diagnostics);
                 return ExitBadInput;
@@ -295,14 +316,19 @@ Command addSynthCommand(CLI::App& app)
             }
             try {
                 const ExportSummary sum = exportTrace(result, options, &progress);
+                if (sum.cancelled)
+                    return interrupted();
                 if (!s.quiet) {
-                    std::printf("wrote %lld rank files (%s, %llu nodes) to %s in %.2f s (%.0f MB/s)\n",
+                    char line[8192];
+                    std::snprintf(line, sizeof line,
+                        "wrote %lld rank files (%s, %llu nodes) to %s in %.2f s (%.0f MB/s)\n",
                         static_cast<long long>(sum.files), formatBytes(static_cast<double>(sum.bytes)).c_str(),
                         static_cast<unsigned long long>(sum.nodes), options.directory.string().c_str(), sum.seconds,
                         sum.seconds > 0 ? static_cast<double>(sum.bytes) / 1e6 / sum.seconds : 0.0);
+                    std::cout << line;
                     if (sum.wroteGroups)
-                        std::printf("communicator groups: %s (%lld groups)\n", sum.groupsPath.string().c_str(),
-                            static_cast<long long>(result.groups.groupCount()));
+                        std::cout << "communicator groups: " << sum.groupsPath.string() << " ("
+                                  << result.groups.groupCount() << " groups)\n";
                 }
                 if (!rankExtension.empty() && options.format == ChakraFileFormat::Protobuf && !s.quiet)
                     std::cerr << "stagecraft: note: the rank files " << options.name << ".<rank>" << rankExtension
@@ -316,10 +342,11 @@ Command addSynthCommand(CLI::App& app)
                 if (stageMode && stageBool(s.stage.printGpuVram, false))
                     std::cout << reportText(result);
             } catch (const ExportError& e) {
-                std::cerr << "stagecraft: " << e.what() << "\n";
+                std::cerr << "stagecraft: " << escapedText(e.what()) << "\n";
                 return ExitBadInput;
             } catch (const ChakraWriteError& e) {
-                std::cerr << "stagecraft: " << e.what() << "\n";
+                std::cerr << "stagecraft: " << escapedText(e.what())
+                          << " (nothing of this export was kept; the output folder is as it was)\n";
                 return ExitBadInput;
             }
             return ExitOk;

@@ -13,5 +13,5 @@ set_source_files_properties(${_chakra_generated} PROPERTIES COMPILE_OPTIONS "-w"
 
 # The generated header stays private: public headers of core_chakra expose no protobuf types.
 target_include_directories(core_chakra PUBLIC ${CMAKE_CURRENT_SOURCE_DIR} PRIVATE ${_chakra_gen_dir})
-target_link_libraries(core_chakra PUBLIC protobuf::libprotobuf nlohmann_json::nlohmann_json PRIVATE stagecraft_warnings)
+target_link_libraries(core_chakra PUBLIC protobuf::libprotobuf nlohmann_json::nlohmann_json core_output PRIVATE stagecraft_warnings)
 set_target_properties(core_chakra PROPERTIES AUTOMOC OFF AUTOUIC OFF AUTORCC OFF POSITION_INDEPENDENT_CODE ON)

@@ -3,6 +3,8 @@
 
 #include "chakra/chakrajson.h"
 #include "chakra/chakraproto.h"
+#include "output/outputfile.h"
+#include "output/stagedfiles.h"
 
 #include <atomic>
 #include <cerrno>
@@ -39,13 +41,25 @@ namespace {
     class AtomicFile
     {
     public:
-        AtomicFile(std::filesystem::path finalPath, size_t bufferBytes, bool doFsync)
+        AtomicFile(std::filesystem::path finalPath, size_t bufferBytes, bool doFsync, StagedFiles* stage = nullptr)
             : m_final(std::move(finalPath))
             , m_bufferBytes(std::max<size_t>(bufferBytes, 4096))
             , m_fsync(doFsync)
+            , m_stage(stage)
         {
             if (m_final.filename().empty())
                 throw ChakraWriteError("output path " + quoted(m_final) + " names no file", m_final);
+            if (m_stage) {
+                try {
+                    m_stageIndex = m_stage->create(m_final.filename().string());
+                } catch (const OutputError& e) {
+                    throw ChakraWriteError(e.what(), m_final, errno);
+                }
+                m_fd = m_stage->descriptor(m_stageIndex);
+                m_tmp = m_final; // "being written"; the staged file has no name of its own
+                m_buffer.reserve(m_bufferBytes + 4096);
+                return;
+            }
             const std::filesystem::path dir = m_final.parent_path();
             const std::string base = "." + m_final.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-";
             for (int attempt = 0; attempt < 1000; ++attempt) {
@@ -98,6 +112,16 @@ namespace {
             flush();
             if (m_fsync && ::fsync(m_fd) != 0)
                 fail("cannot sync " + quoted(m_tmp));
+            if (m_stage) {
+                m_fd = -1;
+                m_tmp.clear();
+                try {
+                    m_stage->finish(m_stageIndex);
+                } catch (const OutputError& e) {
+                    throw ChakraWriteError(e.what(), m_final, errno);
+                }
+                return;
+            }
             const int fd = m_fd;
             m_fd = -1;
             if (::close(fd) != 0)
@@ -121,6 +145,13 @@ namespace {
         /// Closes and removes the temporary file (no-op after commit).
         void discard() noexcept
         {
+            if (m_stage) {
+                if (!m_tmp.empty())
+                    m_stage->discard(m_stageIndex);
+                m_fd = -1;
+                m_tmp.clear();
+                return;
+            }
             if (m_fd >= 0) {
                 ::close(m_fd);
                 m_fd = -1;
@@ -173,6 +204,8 @@ namespace {
         std::filesystem::path m_tmp;
         size_t m_bufferBytes;
         bool m_fsync;
+        StagedFiles* m_stage = nullptr;
+        size_t m_stageIndex = 0;
         int m_fd = -1;
         std::string m_buffer;
     };
@@ -230,7 +263,7 @@ struct ChakraFileWriter::Impl
 {
     Impl(std::filesystem::path path, const ChakraWriteOptions& options)
         : format(options.format)
-        , file(std::move(path), options.bufferBytes, options.fsync)
+        , file(std::move(path), options.bufferBytes, options.fsync, options.stage)
     {
     }
 
@@ -440,7 +473,7 @@ void writeCommGroups(
             }
         }
     }
-    AtomicFile file(path, options.bufferBytes, options.fsync);
+    AtomicFile file(path, options.bufferBytes, options.fsync, options.stage);
     file.buffer() += commGroupsText(groups);
     file.commit();
 }

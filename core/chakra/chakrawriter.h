@@ -21,6 +21,8 @@
 
 namespace stagecraft {
 
+class StagedFiles;
+
 /// A write failed: cannot create/write/sync/rename (ENOSPC, EACCES, EROFS, ENOENT, ...), or the caller broke
 /// the writer protocol (node before metadata, an attribute whose value does not match its kind).
 /// what() is a complete message naming the path and, for system errors, strerror(errno), e.g.
@@ -58,6 +60,10 @@ struct ChakraWriteOptions
     bool fsync = false;
     /// Bytes gathered in memory before a write(2); at least 4 KiB is used.
     size_t bufferBytes = size_t { 1 } << 20;
+    /// When set, files are created in this set of staged files (output/stagedfiles.h) instead of a temporary name
+    /// of their own, and commit() only completes them: they get their names when the set is committed. The
+    /// folder of the path must be the set's folder.
+    StagedFiles* stage = nullptr;
 };
 
 /// Streams one rank file. Protocol: construct, writeMetadata() once, writeNode() any number of times,

@@ -9,6 +9,7 @@
 #include "config/hfimport.h"
 #include "config/presets.h"
 #include "config/suggestion.h"
+#include "output/messagetext.h"
 
 #include <algorithm>
 #include <charconv>
@@ -184,7 +185,13 @@ namespace {
         case Kind::Null:
             return "nothing (empty value)";
         case Kind::Scalar:
-            return isDecimalNumber(node.scalar, false) ? node.scalar : quotedText(node.scalar);
+            // At most a short, escaped excerpt of the user's text (output/messagetext.h).
+            if (isDecimalNumber(node.scalar, false) && node.scalar.size() <= kMessageExcerptChars)
+                return node.scalar;
+            {
+                const std::string quoted = quotedText(node.scalar); // `"` and `\` escaped, then cut and escaped
+                return "\"" + messageExcerpt(std::string_view(quoted).substr(1, quoted.size() - 2)) + "\"";
+            }
         case Kind::Sequence:
             return "a list";
         case Kind::Map:
@@ -331,7 +338,20 @@ namespace {
                 error(root.location, {},
                     "expected a mapping with the sections model, training, parallelism, cluster at the top level, "
                     "found "
-                        + describe(root));
+                        // A file without a single `key: value` line is no config: nothing of it is quoted.
+                        + (root.kind == Kind::Scalar ? std::string("text without any 'key: value' line")
+                                                     : describe(root)));
+                return config;
+            }
+            // A mapping without a single key of ours is no config at all (a password file's "user:...:" lines
+            // read as YAML keys): it is described, and nothing of it is quoted.
+            if (root.kind == Kind::Map && !root.entries.empty()
+                && std::none_of(root.entries.begin(), root.entries.end(), [](const Entry& e) {
+                       return std::find(kTopKeys.begin(), kTopKeys.end(), e.key) != kTopKeys.end();
+                   })) {
+                error(root.location, {},
+                    "not a Stagecraft config: none of its " + std::to_string(root.entries.size())
+                        + " top-level keys is one of " + joined(kTopKeys));
                 return config;
             }
             const auto top = section(root, {}, kTopKeys);
@@ -415,8 +435,10 @@ namespace {
                 return out;
             }
             for (const Entry& entry : node.entries) {
-                const std::string keyPath = join(path, entry.key);
-                if (std::find(allowed.begin(), allowed.end(), entry.key) == allowed.end()) {
+                const bool known = std::find(allowed.begin(), allowed.end(), entry.key) != allowed.end();
+                // An unknown key is the user's text: shown as a short excerpt (output/messagetext.h).
+                const std::string keyPath = join(path, known ? entry.key : messageExcerpt(entry.key, 40));
+                if (!known) {
                     std::string hint;
                     for (const auto& [alias, key] : kAliases) {
                         if (alias == lowercase(entry.key)
@@ -428,7 +450,7 @@ namespace {
                     if (hint.empty())
                         hint = "; expected one of " + joined(allowed);
                     error(entry.keyLocation, keyPath,
-                        "unknown key '" + entry.key + "'"
+                        "unknown key '" + messageExcerpt(entry.key, 40) + "'"
                             + (path.empty() ? std::string(" at the top level") : " in " + path) + hint);
                     continue;
                 }
@@ -895,6 +917,11 @@ ConfigResult loadConfigFile(const std::string& path, const std::vector<std::stri
             readBoundedFile(path, kMaxConfigBytes, { "config file", "a YAML config file", "a config" }, text);
         if (!problem.empty())
             return ConfigResult { std::nullopt, { { Severity::Error, path, 0, 0, {}, std::move(problem) } } };
+        if (!looksLikeText(text))
+            return ConfigResult { std::nullopt,
+                { { Severity::Error, path, 0, 0, {},
+                    "not a YAML config: the file holds binary data (NUL or control bytes, or text that is not "
+                    "UTF-8)" } } };
         return load(text, path, overrides, {});
     });
 }

@@ -349,6 +349,15 @@ namespace {
             v.error("inference.prompt_tokens",
                 "expected a positive prompt length (prompt_tokens, or model.seq_len when it is 0), found "
                     + str(prompt));
+        // The context a sequence reaches: the prompt and every token generated after it. Past the model's own
+        // seq_len (the positions it was trained for) the plan is still modelled, but the model may not serve it.
+        const ModelConfig& model = c.model;
+        if (in.promptTokens > 0 && in.outputTokens > 0 && model.seqLen > 0 && prompt <= (int64_t { 1 } << 40)
+            && in.outputTokens <= (int64_t { 1 } << 40) && prompt + in.outputTokens - 1 > model.seqLen)
+            v.warning("inference.output_tokens",
+                "the context reaches prompt + output_tokens - 1 = " + str(prompt) + " + " + str(in.outputTokens)
+                    + " - 1 = " + str(prompt + in.outputTokens - 1)
+                    + " tokens, more than model.seq_len = " + str(model.seqLen) + " that the model was trained for");
         if (runsDecode(in) && in.outputTokens >= 1) {
             if (in.outputTokens < 2)
                 v.error("inference.output_tokens",

@@ -8,28 +8,9 @@ namespace stagecraft {
 
 namespace {
 
-    /// A YAML double-quoted scalar: always safe, whatever the text ("yes", "1e3", "a: b", "#x").
     std::string quoted(const std::string& text)
     {
-        std::string out = "\"";
-        for (const char c : text) {
-            const auto byte = static_cast<unsigned char>(c);
-            if (c == '"' || c == '\\') {
-                out += '\\';
-                out += c;
-            } else if (c == '\n') {
-                out += "\\n";
-            } else if (c == '\t') {
-                out += "\\t";
-            } else if (byte < 0x20 || byte == 0x7f) {
-                char escape[8];
-                std::snprintf(escape, sizeof escape, "\\x%02x", byte);
-                out += escape;
-            } else {
-                out += c;
-            }
-        }
-        return out + "\"";
+        return yamlQuoted(text);
     }
 
     const char* boolText(bool value)
@@ -38,6 +19,29 @@ namespace {
     }
 
 } // namespace
+
+std::string yamlQuoted(std::string_view text)
+{
+    std::string out = "\"";
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (byte < 0x20 || byte == 0x7f) {
+            char escape[8];
+            std::snprintf(escape, sizeof escape, "\\x%02x", byte);
+            out += escape;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
 
 std::string formatNumber(double value)
 {

@@ -4,6 +4,7 @@
 #include "config/config.h"
 
 #include <string>
+#include <string_view>
 
 namespace stagecraft {
 
@@ -11,6 +12,11 @@ namespace stagecraft {
 /// canonical key order. Loading it back gives an equal Config: loadConfigText(toYaml(c), ...).config == c.
 /// `model.preset` is written when set, so reloading needs that preset to exist. Pure function; thread-safe.
 std::string toYaml(const Config& config);
+
+/// `text` as a YAML double-quoted scalar: always a string, whatever it holds ("yes", "1e3", "a #b", "!tag x",
+/// "~", a newline, a control byte): `"` and `\` escaped, \n, \t, other control bytes as \xHH. For every string a
+/// config document or an override is built from. Pure.
+std::string yamlQuoted(std::string_view text);
 
 /// Shortest decimal text that reads back as exactly `value` ("900", "0.5", "1e+06"); "nan"/"inf" otherwise.
 std::string formatNumber(double value);

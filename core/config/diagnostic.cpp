@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "config/diagnostic.h"
 
+#include "output/messagetext.h"
+
 #include <algorithm>
 
 namespace stagecraft {
 
 std::string Diagnostic::toString() const
 {
-    std::string out = file.empty() ? std::string("<input>") : file;
+    // Every part may hold bytes from outside (a path, a key, a quoted value): escaped, so no input can drive the
+    // terminal or start a line of its own.
+    std::string out = file.empty() ? std::string("<input>") : escapedText(file);
     if (line > 0) {
         out += ':' + std::to_string(line);
         if (column > 0)
@@ -15,8 +19,8 @@ std::string Diagnostic::toString() const
     }
     out += severity == Severity::Error ? ": error: " : severity == Severity::Warning ? ": warning: " : ": note: ";
     if (!keyPath.empty())
-        out += keyPath + ": ";
-    out += message;
+        out += escapedText(keyPath) + ": ";
+    out += escapedText(message);
     return out;
 }
 

@@ -29,7 +29,8 @@ struct Diagnostic
     /// the value's column when the diagnostic is anchored at its key (anchorDiagnostics).
     int columnOffset = -1; ///< -1: the value as a whole
 
-    /// "file:line:col: error: key: message" (the CLI and tests rely on this exact shape).
+    /// "file:line:col: error: key: message" (the CLI and tests rely on this exact shape), one line: control bytes
+    /// and invalid UTF-8 in any part are escaped (escapedText(), output/messagetext.h).
     std::string toString() const;
 };
 

@@ -4,6 +4,7 @@
 #include "config/boundedfile.h"
 #include "config/configwriter.h"
 #include "config/suggestion.h"
+#include "output/messagetext.h"
 
 #include <algorithm>
 #include <charconv>
@@ -963,6 +964,30 @@ namespace {
                     + std::to_string(kMaxHfConfigBytes / 1024) + " KiB) for a config.json" });
             return out;
         }
+        // A file that is not a JSON object at all (binary bytes, a password file linked as config.json) is described,
+        // never quoted: not even its first character.
+        if (!looksLikeText(text)) {
+            out.diagnostics.push_back({ Severity::Error, fileName, 0, 0, {},
+                "not a Hugging Face config.json: the file holds binary data, not JSON text" });
+            return out;
+        }
+        {
+            std::string_view body = text;
+            if (body.substr(0, 3) == "\xEF\xBB\xBF")
+                body.remove_prefix(3);
+            // JSON of the wrong shape ("[1]", "") is the parser's to explain, at its position; text that does not
+            // start like any JSON value is not JSON at all.
+            const size_t first = body.find_first_not_of(" \t\r\n");
+            const std::string_view start = first == std::string_view::npos ? std::string_view() : body.substr(first);
+            const bool json = start.empty()
+                || std::string_view("{[\"-0123456789").find(start[0]) != std::string_view::npos
+                || start.substr(0, 4) == "true" || start.substr(0, 5) == "false" || start.substr(0, 4) == "null";
+            if (!json) {
+                out.diagnostics.push_back({ Severity::Error, fileName, 0, 0, {},
+                    "not a Hugging Face config.json: a config.json is one JSON object, which starts with '{'" });
+                return out;
+            }
+        }
         JsonValue root;
         try {
             root = JsonParser(text, fileName).parseDocument();
@@ -1024,9 +1049,10 @@ const std::vector<std::string_view>& hfArchitectures()
 ConfigResult loadHfConfig(const std::string& path, const std::string& name, int64_t seqLen)
 {
     // "<import-hf>" is no folder: a relative path stays relative to the working directory, and is reported as given.
-    const std::string yaml = "model:\n  hf_config: " + quotedText(path)
+    // Both strings are quoted for YAML (a folder name may hold a newline, a '#', a quote).
+    const std::string yaml = "model:\n  hf_config: " + yamlQuoted(path)
         + "\ntraining:\n  global_batch: " + std::to_string(kHfImportGlobalBatch) + "\n";
-    std::vector<std::string> overrides { "name=" + quotedText(name) };
+    std::vector<std::string> overrides { "name=" + yamlQuoted(name) };
     if (seqLen > 0)
         overrides.push_back("model.seq_len=" + std::to_string(seqLen));
     return loadConfigText(yaml, "<import-hf>", overrides);
@@ -1048,9 +1074,13 @@ std::string hfDefaultName(const std::string& path)
                 name.resize(name.size() - suffix.size());
         }
     }
+    // Letters of any script stay (a folder "modèle" gives "modèle", not "mod--le"); ASCII punctuation, spaces and
+    // control bytes become '-'; a name that is not UTF-8 keeps only its ASCII letters and digits.
+    const bool utf8 = looksLikeText(name);
     for (char& c : name) {
+        const bool ascii = static_cast<unsigned char>(c) < 0x80;
         const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
-            || c == '-' || c == '_';
+            || c == '-' || c == '_' || (!ascii && utf8);
         if (!ok)
             c = '-';
     }

@@ -566,7 +566,17 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                 + unit.sendCount * (intra ? rates.intraNodeLatencyS : rates.interNodeLatencyS);
         };
 
-        // Replay the real schedules unit by unit.
+        // Replay the real schedules unit by unit. Time and memory grow with the units (every micro-batch's forward
+        // and backward through every chunk: 12 bytes of order and 8 of output each): bounded, so that an absurd
+        // batch (training.global_batch 2^30) is refused at once instead of taking gigabytes per sweep thread.
+        const int64_t units = m64 * static_cast<int64_t>(chunks) * 2;
+        if (units > kMaxQuickScheduleUnits) {
+            error = "the schedule of " + std::to_string(m64) + " micro-batches through " + std::to_string(chunks)
+                + " pipeline chunks has " + std::to_string(units) + " forward and backward units, more than the "
+                + std::to_string(kMaxQuickScheduleUnits)
+                + " the quick estimate replays (training.global_batch / (dp x micro_batch) micro-batches)";
+            return false;
+        }
         std::vector<std::vector<ScheduleUnit>> orders(static_cast<size_t>(p));
         for (int32_t s = 0; s < p; ++s)
             orders[static_cast<size_t>(s)] = scheduleOrder(shapeOf(shape, p, m), s);

@@ -12,6 +12,11 @@
 
 namespace stagecraft {
 
+/// The most forward and backward units (micro-batches x pipeline chunks x 2) the quick estimate replays: at most
+/// about 42 MB of schedule per call (12 bytes of order and 8 of output a unit), e.g. 13,107 micro-batches through
+/// 80 chunks (pp 16 x 5 virtual stages). Past it, quickEstimate() refuses the plan with a reason.
+inline constexpr int64_t kMaxQuickScheduleUnits = int64_t { 1 } << 21;
+
 /// Model graphs by model config and precision, shared between threads (the sweep's reduced programs need graphs
 /// with few layers; building one costs milliseconds). Thread-safe.
 class ModelGraphCache

@@ -330,6 +330,7 @@ nlohmann::ordered_json servingEstimateJson(const ServingEstimate& e)
     j["tokens_per_s_per_gpu"] = e.tokensPerSPerGpu;
     j["decode_tokens_per_s_per_gpu"] = e.decodeTokensPerSPerGpu;
     j["max_sequences"] = e.maxSequences;
+    j["fits"] = servingPlanFits(e);
     j["generation_peak_bytes"] = e.generationPeakBytes;
     if (!e.classes.empty()) {
         const ServingClassEstimate& c = e.classes[static_cast<size_t>(e.decodeStage)];
@@ -348,6 +349,19 @@ nlohmann::ordered_json servingEstimateJson(const ServingEstimate& e)
     return j;
 }
 
+bool servingPlanFits(const ServingEstimate& e)
+{
+    return e.maxSequences >= e.batch && e.generationPeakBytes <= e.hbmBytes;
+}
+
+std::string servingMisfitText(const ServingEstimate& e)
+{
+    return "inference.batch " + std::to_string(e.batch) + " needs "
+        + bytesText(static_cast<double>(e.generationPeakBytes))
+        + " per rank at the end of the generation, more than the " + bytesText(static_cast<double>(e.hbmBytes))
+        + " of HBM (at most " + std::to_string(e.maxSequences) + " concurrent sequences fit)";
+}
+
 std::string servingEstimateText(const ServingEstimate& e)
 {
     std::string out;
@@ -359,6 +373,9 @@ std::string servingEstimateText(const ServingEstimate& e)
     std::snprintf(line, sizeof line, "serving estimate on %s: time to first token %s, time per output token %s\n",
         e.gpu.c_str(), ttft.c_str(), tpot.c_str());
     out += line;
+    if (!servingPlanFits(e))
+        out += "  DOES NOT FIT: " + servingMisfitText(e)
+            + "; the times and throughput below are those of a GPU with enough memory\n";
     std::snprintf(line, sizeof line,
         "  throughput: %.4g output tokens/s per GPU over the generation of %s (%.4g per replica, %.4g overall)",
         e.tokensPerSPerGpu, secondsText(e.generationTimeS).c_str(), e.tokensPerSPerReplica, e.tokensPerS);

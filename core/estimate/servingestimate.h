@@ -132,6 +132,14 @@ bool estimateServing(const SynthesisResult& result, const GpuSpec& gpu, const Es
 /// "max_sequences_per_replica", "decode_bytes_per_step", "decode_hbm_time_s"}] (the last two at the mean context).
 nlohmann::ordered_json servingEstimateJson(const ServingEstimate& estimate);
 
+/// Whether the plan can run as configured: its inference.batch fits (maxSequences >= batch) and its generation peak
+/// is within the GPU's HBM. A plan that does not still has times (those of a GPU with enough memory), which the
+/// text and JSON mark ("fits": false). Pure.
+bool servingPlanFits(const ServingEstimate& e);
+/// Why the plan does not fit, one clause: "inference.batch 2147483647 needs 1.2 TiB per rank ..., more than the 80.0
+/// GiB of HBM (at most 0 concurrent sequences fit)". Pure.
+std::string servingMisfitText(const ServingEstimate& e);
+
 /// Lines of text for `stagecraft report`: TTFT, TPOT, throughput, the decode step's bytes and time bounds, the
 /// memory bound on sequences; each ends in a newline.
 std::string servingEstimateText(const ServingEstimate& estimate);

@@ -175,8 +175,10 @@ namespace {
         }
     };
 
-    /// Every training plan of `gpus` GPUs (see sweep()), in enumeration order.
-    std::vector<SweepCandidate> trainingCandidates(const Config& base, int64_t gpus, const SweepOptions& sweepOptions)
+    /// Calls `fn` with every training plan of `gpus` GPUs (see sweep()) in enumeration order, each with its index,
+    /// until it returns false. Nothing is held: the plans are made as they are visited.
+    template <typename Fn>
+    void forEachTrainingCandidate(const Config& base, int64_t gpus, const SweepOptions& sweepOptions, Fn&& fn)
     {
         std::vector<int64_t> microBatches;
         for (int64_t mb : sweepOptions.microBatches)
@@ -195,10 +197,10 @@ namespace {
                     base.parallelism.schedule == Schedule::Interleaved ? base.parallelism.virtualStages : 1);
         }
         const std::vector<std::pair<Schedule, int64_t>> noPipeline { { Schedule::OneFOneB, 1 } };
-        std::vector<SweepCandidate> candidates;
+        int64_t index = 0;
         // Every plan of one mesh (dp, tp, pp, cp) and schedule; recompute innermost: its variants share one reduced
         // plan (ReducedPlanCache).
-        auto addPlans = [&](SweepCandidate plan) {
+        auto addPlans = [&](const SweepCandidate& plan) {
             const bool dpDividesBatch = base.training.globalBatch % plan.dp == 0;
             for (int64_t ep : moe ? divisors(plan.dp) : std::vector<int64_t> { 1 })
                 for (int64_t mb : microBatches) {
@@ -213,10 +215,12 @@ namespace {
                             c.microBatch = mb;
                             c.recompute = r;
                             c.zero = zero;
-                            c.index = static_cast<int64_t>(candidates.size());
-                            candidates.push_back(c);
+                            c.index = index++;
+                            if (!fn(std::move(c)))
+                                return false;
                         }
                 }
+            return true;
         };
         for (int64_t tp : divisors(gpus))
             for (int64_t pp : divisors(gpus / tp))
@@ -231,17 +235,17 @@ namespace {
                         plan.virtualStages = virtualStages;
                         plan.sequenceParallel =
                             sweepOptions.sequenceParallelWithTp ? tp > 1 : base.parallelism.sequenceParallel;
-                        addPlans(plan);
+                        if (!addPlans(plan))
+                            return;
                     }
-        return candidates;
     }
 
-    /// Every serving plan of `gpus` GPUs (see sweep()), in enumeration order.
-    std::vector<SweepCandidate> servingCandidates(const Config& base, int64_t gpus)
+    /// Calls `fn` with every serving plan of `gpus` GPUs (see sweep()) in enumeration order until it returns false.
+    template <typename Fn> void forEachServingCandidate(const Config& base, int64_t gpus, Fn&& fn)
     {
-        std::vector<SweepCandidate> candidates;
         const bool moe = base.model.family == Family::Moe;
         const bool prefillOnly = !runsDecode(base.inference);
+        int64_t index = 0;
         for (int64_t tp : divisors(gpus))
             for (int64_t pp : divisors(gpus / tp))
                 for (int64_t cp : prefillOnly ? divisors(gpus / tp / pp) : std::vector<int64_t> { 1 }) {
@@ -255,12 +259,70 @@ namespace {
                         c.ep = ep;
                         c.microBatch = base.training.microBatch;
                         c.sequenceParallel = base.parallelism.sequenceParallel;
-                        c.index = static_cast<int64_t>(candidates.size());
-                        candidates.push_back(c);
+                        c.index = index++;
+                        if (!fn(std::move(c)))
+                            return;
                     }
                 }
-        return candidates;
     }
+
+    /// Keeps what a sweep reports of any number of plans within a fixed memory: the best kMaxKeptPlans fitting
+    /// plans, the first kMaxKeptPlans rejected ones, and a count and first reason per rejection key.
+    class SweepCollector
+    {
+    public:
+        explicit SweepCollector(SweepResult& result)
+            : m_result(result)
+        {
+        }
+
+        void add(SweepCandidate&& c)
+        {
+            if (c.rejection == SweepRejection::None) {
+                ++m_result.fitting;
+                m_ranked.push_back(std::move(c));
+                if (m_ranked.size() >= 2 * kMaxKeptPlans)
+                    trim();
+                return;
+            }
+            ++m_result.rejectedCount;
+            auto it = std::find_if(m_result.rejections.begin(), m_result.rejections.end(),
+                [&](const SweepRejectionGroup& g) { return g.key == c.reasonKey; });
+            if (it == m_result.rejections.end())
+                m_result.rejections.push_back({ c.reasonKey, 1, c.reason });
+            else
+                ++it->count;
+            if (m_result.rejected.size() < kMaxKeptPlans)
+                m_result.rejected.push_back(std::move(c));
+        }
+
+        void finish()
+        {
+            trim();
+            m_result.ranked = std::move(m_ranked);
+            m_result.truncated = m_result.fitting > static_cast<int64_t>(m_result.ranked.size())
+                || m_result.rejectedCount > static_cast<int64_t>(m_result.rejected.size());
+        }
+
+    private:
+        bool better(const SweepCandidate& a, const SweepCandidate& b) const
+        {
+            if (m_result.serving ? a.tokensPerSPerGpu != b.tokensPerSPerGpu : a.stepTimeS != b.stepTimeS)
+                return m_result.serving ? a.tokensPerSPerGpu > b.tokensPerSPerGpu : a.stepTimeS < b.stepTimeS;
+            return a.index < b.index;
+        }
+
+        void trim()
+        {
+            std::sort(m_ranked.begin(), m_ranked.end(),
+                [this](const SweepCandidate& a, const SweepCandidate& b) { return better(a, b); });
+            if (m_ranked.size() > kMaxKeptPlans)
+                m_ranked.resize(kMaxKeptPlans);
+        }
+
+        SweepResult& m_result;
+        std::vector<SweepCandidate> m_ranked;
+    };
 
 } // namespace
 
@@ -300,6 +362,22 @@ Config sweepPlanConfig(const Config& base, const SweepCandidate& plan)
             p.overlapMoeExpertParallelComm = false;
     }
     return config;
+}
+
+int64_t countSweepCandidates(const Config& base, int64_t gpus, const SweepOptions& sweepOptions)
+{
+    if (gpus < 1 || gpus > kMaxWorldSize)
+        return 0;
+    int64_t count = 0;
+    auto counter = [&](SweepCandidate&&) {
+        ++count;
+        return true;
+    };
+    if (isInference(base))
+        forEachServingCandidate(base, gpus, counter);
+    else
+        forEachTrainingCandidate(base, gpus, sweepOptions, counter);
+    return count;
 }
 
 SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const EstimateOptions& options,
@@ -348,98 +426,125 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
                         + static_cast<double>(cost.backwardFlopsPerMicroBatch));
         }
 
-        std::vector<SweepCandidate> candidates =
-            result.serving ? servingCandidates(base, gpus) : trainingCandidates(base, gpus, sweepOptions);
-
-        // A quick sweep synthesizes in full what the quick estimate does not model, within a budget.
-        if (!result.serving && !sweepOptions.exact) {
-            int64_t budget = std::max<int64_t>(0, sweepOptions.fullSynthesisLimit);
-            for (SweepCandidate& c : candidates) {
-                const Config config = sweepPlanConfig(base, c);
-                c.fullSynthesis = !quickEstimateModels(config.parallelism);
-                if (!c.fullSynthesis || hasErrors(validateConfig(config)))
-                    continue; // estimated quickly, or refused by evaluate() with the validator's reason
-                if (budget > 0) {
-                    --budget;
-                    continue;
-                }
-                reject(c, SweepRejection::NotEstimated, "full-synthesis",
-                    std::string("not estimated: the quick sweep synthesizes at most ")
-                        + std::to_string(sweepOptions.fullSynthesisLimit) + " plans of schedule "
-                        + toString(config.parallelism.schedule)
-                        + (config.parallelism.pipelineLayout.empty() ? "" : " with a layout")
-                        + (config.parallelism.overlapMoeExpertParallelComm ? " with the overlapped all-to-all" : "")
-                        + " in full (--full-plans), as its reduced programs do not model them");
-            }
-        }
-
-        // Evaluate on a small pool; each worker writes only its own candidates, so the order is fixed.
+        // The plans are made, evaluated and reduced batch by batch: whatever their number, the sweep holds one
+        // batch and what SweepCollector keeps (sweep.h, SweepResult).
+        result.candidates = countSweepCandidates(base, gpus, sweepOptions);
+        if (progress)
+            progress->report(0, ("evaluating " + std::to_string(result.candidates) + " plans").c_str());
         int threads =
             sweepOptions.threads > 0 ? sweepOptions.threads : static_cast<int>(std::thread::hardware_concurrency());
         threads = std::clamp(threads, 1, 8);
-        // Work items: runs of candidates that differ only in recompute (consecutive by construction).
-        std::vector<size_t> groupStart;
-        for (size_t i = 0; i < candidates.size(); ++i) {
-            const SweepCandidate& c = candidates[i];
-            const SweepCandidate* p = i > 0 ? &candidates[i - 1] : nullptr;
-            if (!p || p->dp != c.dp || p->tp != c.tp || p->pp != c.pp || p->cp != c.cp || p->ep != c.ep
-                || p->microBatch != c.microBatch || p->zero != c.zero)
-                groupStart.push_back(i);
-        }
-        groupStart.push_back(candidates.size());
-        std::atomic<size_t> next { 0 }, done { 0 };
-        std::atomic<bool> stop { false };
-        auto work = [&](bool reporting) {
-            ReducedPlanCache plans;
-            for (;;) {
-                if (stop.load())
-                    return;
-                const size_t g = next.fetch_add(1);
-                if (g + 1 >= groupStart.size())
-                    return;
-                for (size_t i = groupStart[g]; i < groupStart[g + 1]; ++i) {
-                    if (candidates[i].rejection != SweepRejection::None)
-                        continue; // refused before the evaluation (NotEstimated)
-                    try {
-                        evaluator.evaluate(candidates[i], plans);
-                    } catch (const std::exception& e) {
-                        reject(candidates[i], SweepRejection::EstimateFailed, "estimate",
-                            std::string("internal error: ") + e.what());
+        SweepCollector collector(result);
+        int64_t budget = std::max<int64_t>(0, sweepOptions.fullSynthesisLimit);
+        int64_t evaluated = 0;
+        bool stopped = false;
+        std::vector<SweepCandidate> batch;
+        auto runBatch = [&] {
+            // A quick sweep synthesizes in full what the quick estimate does not model, within a budget that is
+            // spent in enumeration order.
+            if (!result.serving && !sweepOptions.exact) {
+                for (SweepCandidate& c : batch) {
+                    const Config config = sweepPlanConfig(base, c);
+                    c.fullSynthesis = !quickEstimateModels(config.parallelism);
+                    if (!c.fullSynthesis || hasErrors(validateConfig(config)))
+                        continue; // estimated quickly, or refused by evaluate() with the validator's reason
+                    if (budget > 0) {
+                        --budget;
+                        continue;
                     }
-                }
-                const size_t finished =
-                    done.fetch_add(groupStart[g + 1] - groupStart[g]) + groupStart[g + 1] - groupStart[g];
-                if (reporting && progress) {
-                    progress->report(
-                        static_cast<double>(finished) / static_cast<double>(candidates.size()), "evaluating plans");
-                    if (progress->cancelled())
-                        stop.store(true);
+                    reject(c, SweepRejection::NotEstimated, "full-synthesis",
+                        std::string("not estimated: the quick sweep synthesizes at most ")
+                            + std::to_string(sweepOptions.fullSynthesisLimit) + " plans of schedule "
+                            + toString(config.parallelism.schedule)
+                            + (config.parallelism.pipelineLayout.empty() ? "" : " with a layout")
+                            + (config.parallelism.overlapMoeExpertParallelComm ? " with the overlapped all-to-all" : "")
+                            + " in full (--full-plans), as its reduced programs do not model them");
                 }
             }
+            // Work items: runs of candidates that differ only in recompute (consecutive by construction).
+            std::vector<size_t> groupStart;
+            for (size_t i = 0; i < batch.size(); ++i) {
+                const SweepCandidate& c = batch[i];
+                const SweepCandidate* p = i > 0 ? &batch[i - 1] : nullptr;
+                if (!p || p->dp != c.dp || p->tp != c.tp || p->pp != c.pp || p->cp != c.cp || p->ep != c.ep
+                    || p->microBatch != c.microBatch || p->zero != c.zero)
+                    groupStart.push_back(i);
+            }
+            groupStart.push_back(batch.size());
+            std::atomic<size_t> next { 0 }, done { 0 };
+            std::atomic<bool> stop { false };
+            auto work = [&](bool reporting) {
+                ReducedPlanCache plans;
+                for (;;) {
+                    if (stop.load())
+                        return;
+                    const size_t g = next.fetch_add(1);
+                    if (g + 1 >= groupStart.size())
+                        return;
+                    for (size_t i = groupStart[g]; i < groupStart[g + 1]; ++i) {
+                        if (batch[i].rejection != SweepRejection::None)
+                            continue; // refused before the evaluation (NotEstimated)
+                        try {
+                            evaluator.evaluate(batch[i], plans);
+                        } catch (const std::exception& e) {
+                            reject(batch[i], SweepRejection::EstimateFailed, "estimate",
+                                std::string("internal error: ") + e.what());
+                        }
+                    }
+                    const size_t finished =
+                        done.fetch_add(groupStart[g + 1] - groupStart[g]) + groupStart[g + 1] - groupStart[g];
+                    if (reporting && progress) {
+                        progress->report(static_cast<double>(evaluated + static_cast<int64_t>(finished))
+                                / static_cast<double>(std::max<int64_t>(1, result.candidates)),
+                            "evaluating plans");
+                        if (progress->cancelled())
+                            stop.store(true);
+                    }
+                }
+            };
+            std::vector<std::thread> pool;
+            for (int t = 1; t < threads; ++t)
+                pool.emplace_back(work, false);
+            work(true);
+            for (std::thread& t : pool)
+                t.join();
+            if (stop.load()) {
+                stopped = true;
+                // Only the groups evaluated in full count: the rest of the batch is dropped.
+                batch.clear();
+                return;
+            }
+            for (SweepCandidate& c : batch) {
+                if (c.fullSynthesis && c.rejection != SweepRejection::Invalid
+                    && c.rejection != SweepRejection::NotEstimated)
+                    ++result.synthesizedInFull;
+                collector.add(std::move(c));
+            }
+            evaluated += static_cast<int64_t>(batch.size());
+            batch.clear();
         };
-        std::vector<std::thread> pool;
-        for (int t = 1; t < threads; ++t)
-            pool.emplace_back(work, false);
-        work(true);
-        for (std::thread& t : pool)
-            t.join();
-        result.cancelled = stop.load();
-
-        for (SweepCandidate& c : candidates) {
-            if (c.fullSynthesis && c.rejection != SweepRejection::Invalid
-                && c.rejection != SweepRejection::NotEstimated)
-                ++result.synthesizedInFull;
-            (c.rejection == SweepRejection::None ? result.ranked : result.rejected).push_back(std::move(c));
-        }
+        auto visit = [&](SweepCandidate&& c) {
+            // A batch ends where a recompute group ends, so that a group's reduced plan is built once.
+            if (batch.size() >= kSweepBatch) {
+                const SweepCandidate& p = batch.back();
+                if (p.dp != c.dp || p.tp != c.tp || p.pp != c.pp || p.cp != c.cp || p.ep != c.ep
+                    || p.microBatch != c.microBatch || p.zero != c.zero) {
+                    runBatch();
+                    if (stopped)
+                        return false;
+                }
+            }
+            batch.push_back(std::move(c));
+            return true;
+        };
         if (result.serving)
-            std::stable_sort(
-                result.ranked.begin(), result.ranked.end(), [](const SweepCandidate& a, const SweepCandidate& b) {
-                    return a.tokensPerSPerGpu > b.tokensPerSPerGpu;
-                });
+            forEachServingCandidate(base, gpus, visit);
         else
-            std::stable_sort(result.ranked.begin(), result.ranked.end(),
-                [](const SweepCandidate& a, const SweepCandidate& b) { return a.stepTimeS < b.stepTimeS; });
-        result.candidates = static_cast<int64_t>(result.ranked.size() + result.rejected.size());
+            forEachTrainingCandidate(base, gpus, sweepOptions, visit);
+        if (!stopped && !batch.empty())
+            runBatch();
+        result.cancelled = stopped;
+        collector.finish();
     } catch (const std::exception& e) {
         result.ranked.clear();
         result.rejected.clear();
@@ -487,7 +592,10 @@ nlohmann::ordered_json sweepJson(const SweepResult& r)
     j["compute_efficiency"] = r.computeEfficiency;
     j["method"] = r.method;
     j["candidates"] = r.candidates;
-    j["fitting"] = static_cast<int64_t>(r.ranked.size());
+    j["fitting"] = r.fitting;
+    j["rejected_count"] = r.rejectedCount;
+    if (r.truncated)
+        j["truncated"] = true; // "ranked" holds the best kMaxKeptPlans, "rejected" the first kMaxKeptPlans
     if (r.serving) {
         j["workload"] = "inference";
         j["tpot_limit_s"] = r.tpotLimitS > 0 ? nlohmann::ordered_json(r.tpotLimitS) : nlohmann::ordered_json(nullptr);
@@ -542,17 +650,17 @@ std::string sweepText(const SweepResult& r, int64_t top)
     if (r.serving) {
         std::snprintf(line, sizeof line,
             "%lld serving plans: %zu fit%s, %zu rejected (full synthesis; ranked by output tokens/s per GPU)%s\n\n",
-            static_cast<long long>(r.candidates), r.ranked.size(),
+            static_cast<long long>(r.candidates), static_cast<size_t>(r.fitting),
             r.tpotLimitS > 0 ? (" under a time per output token of " + secondsText(r.tpotLimitS)).c_str() : "",
-            r.rejected.size(), r.cancelled ? " [cancelled: incomplete]" : "");
+            static_cast<size_t>(r.rejectedCount), r.cancelled ? " [cancelled: incomplete]" : "");
         out += line;
     } else {
         const std::string method = r.method == "exact" ? std::string("exact: full synthesis")
             : r.synthesizedInFull > 0 ? "quick: reduced programs; " + std::to_string(r.synthesizedInFull)
                 + " plans they do not model (zb1p, dualpipe, dualpipev, a layout, the overlapped all-to-all) in full"
                                       : std::string("quick: reduced programs");
-        out += std::to_string(r.candidates) + " plans: " + std::to_string(r.ranked.size()) + " fit, "
-            + std::to_string(r.rejected.size()) + " rejected (" + method + " estimate)"
+        out += std::to_string(r.candidates) + " plans: " + std::to_string(r.fitting) + " fit, "
+            + std::to_string(r.rejectedCount) + " rejected (" + method + " estimate)"
             + (r.cancelled ? " [cancelled: incomplete]" : "") + "\n\n";
     }
     if (r.serving && !r.ranked.empty()) {
@@ -570,8 +678,9 @@ std::string sweepText(const SweepResult& r, int64_t top)
                 bytesText(static_cast<double>(r.hbmBytes)).c_str());
             out += line;
         }
-        if (rows < r.ranked.size())
-            out += "... " + std::to_string(r.ranked.size() - rows) + " more fitting plans (--top, --json)\n";
+        if (static_cast<int64_t>(rows) < r.fitting)
+            out += "... " + std::to_string(r.fitting - static_cast<int64_t>(rows))
+                + " more fitting plans (--top, --json)\n";
     } else if (!r.ranked.empty()) {
         out += "rank    dp   tp   pp  schedule   cp   ep   mb  recompute  zero     step time     MFU   peak memory\n";
         const size_t rows = top > 0 ? std::min(r.ranked.size(), static_cast<size_t>(top)) : r.ranked.size();
@@ -586,31 +695,22 @@ std::string sweepText(const SweepResult& r, int64_t top)
                 bytesText(static_cast<double>(r.hbmBytes)).c_str());
             out += line;
         }
-        if (rows < r.ranked.size())
-            out += "... " + std::to_string(r.ranked.size() - rows) + " more fitting plans (--top, --json)\n";
+        if (static_cast<int64_t>(rows) < r.fitting)
+            out += "... " + std::to_string(r.fitting - static_cast<int64_t>(rows))
+                + " more fitting plans (--top, --json)\n";
     } else {
         out += "No plan fits.\n";
     }
-    if (!r.rejected.empty()) {
-        struct Group
-        {
-            int64_t count = 0;
-            std::string example;
-        };
-        std::map<std::string, Group> groups;
-        for (const SweepCandidate& c : r.rejected) {
-            Group& g = groups[c.reasonKey];
-            if (g.count++ == 0)
-                g.example = c.reason;
-        }
-        std::vector<std::pair<std::string, Group>> sorted(groups.begin(), groups.end());
-        std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-            if ((a.first == "memory") != (b.first == "memory"))
-                return a.first == "memory";
-            return a.second.count > b.second.count;
+    if (r.rejectedCount > 0) {
+        std::vector<SweepRejectionGroup> sorted = r.rejections;
+        std::stable_sort(sorted.begin(), sorted.end(), [](const SweepRejectionGroup& a, const SweepRejectionGroup& b) {
+            if ((a.key == "memory") != (b.key == "memory"))
+                return a.key == "memory";
+            return a.count > b.count;
         });
-        out += "\nRejected " + std::to_string(r.rejected.size()) + " plans:\n";
-        for (const auto& [key, g] : sorted) {
+        out += "\nRejected " + std::to_string(r.rejectedCount) + " plans:\n";
+        for (const SweepRejectionGroup& g : sorted) {
+            const std::string& key = g.key;
             const std::string what = key == "memory" ? "do not fit in HBM"
                 : key == "tpot"                      ? "are over the time per output token limit"
                 : key == "estimate"                  ? "failed"

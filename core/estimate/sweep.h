@@ -78,9 +78,24 @@ struct SweepCandidate
     int64_t index = 0; ///< position in the enumeration order
 };
 
+/// The rejected plans of one reason key ("memory", a config key path, "estimate", "tpot", "full-synthesis").
+struct SweepRejectionGroup
+{
+    std::string key;
+    int64_t count = 0;
+    std::string example; ///< the reason of the first such plan in enumeration order
+};
+
+/// At most this many fitting plans (the best) and rejected plans (the first) are kept in a SweepResult: a sweep
+/// over any number of plans holds a fixed amount of memory (a plan is ~250 bytes: ~25 MB for both lists).
+inline constexpr size_t kMaxKeptPlans = 50'000;
+/// Plans made and evaluated at a time (the batch is extended to the end of its recompute group).
+inline constexpr size_t kSweepBatch = 4096;
+
 /// The outcome of a sweep. `ranked` holds the fitting plans by ascending step time (serving: by descending
-/// tokensPerSPerGpu; ties by enumeration order), `rejected` every other plan in enumeration order. Deterministic
-/// for a given input, whatever the thread count.
+/// tokensPerSPerGpu; ties by enumeration order), at most the best kMaxKeptPlans; `rejected` the other plans in
+/// enumeration order, at most the first kMaxKeptPlans. `fitting`, `rejectedCount` and `rejections` count them all.
+/// Deterministic for a given input, whatever the thread count.
 struct SweepResult
 {
     bool serving = false; ///< an inference base config: serving plans ranked by throughput
@@ -94,7 +109,11 @@ struct SweepResult
     /// A quick sweep's candidates (not refused by the validator) that it synthesized in full because the quick
     /// estimate does not model them (quickEstimateModels()).
     int64_t synthesizedInFull = 0;
-    int64_t candidates = 0; ///< ranked.size() + rejected.size()
+    int64_t candidates = 0; ///< the plans enumerated (countSweepCandidates()); fewer were evaluated when cancelled
+    int64_t fitting = 0; ///< fitting plans evaluated, also those beyond `ranked`
+    int64_t rejectedCount = 0; ///< rejected plans evaluated, also those beyond `rejected`
+    std::vector<SweepRejectionGroup> rejections; ///< by reason key, in order of first appearance
+    bool truncated = false; ///< `ranked` or `rejected` holds fewer plans than were evaluated
     std::vector<SweepCandidate> ranked;
     std::vector<SweepCandidate> rejected;
     bool cancelled = false; ///< progress->cancelled() stopped the sweep; the lists are then incomplete
@@ -125,9 +144,15 @@ Config sweepPlanConfig(const Config& base, const SweepCandidate& plan);
 SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const EstimateOptions& options,
     ProgressSink* progress = nullptr, const SweepOptions& sweepOptions = {});
 
+/// How many plans sweep() enumerates for these arguments, counted without holding them (the training count grows
+/// with the number of ordered factorizations of `gpus` into dp x tp x pp x cp). No estimate is made. 0 for a GPU
+/// count out of range.
+int64_t countSweepCandidates(const Config& base, int64_t gpus, const SweepOptions& sweepOptions = {});
+
 /// All candidates as JSON: {"gpu", "gpus", "hbm_bytes", "peak_flops", "compute_efficiency", "method",
-/// "candidates", "fitting", "ranked": [{"rank", "dp", "tp", "pp", "cp", "ep", "micro_batch", "schedule",
-/// "virtual_stages", "recompute", "zero", "sequence_parallel", "step_time_s", "mfu", "peak_bytes"}], "rejected":
+/// "candidates", "fitting", "rejected_count", "truncated" (only when true), "ranked": [{"rank", "dp", "tp", "pp", "cp",
+/// "ep", "micro_batch", "schedule", "virtual_stages", "recompute", "zero", "sequence_parallel", "step_time_s", "mfu",
+/// "peak_bytes"}], "rejected":
 /// [{..., "reason", "reason_key"}]}. A serving sweep adds "workload": "inference" and "tpot_limit_s" (null for
 /// none), and its timed rows hold "ttft_s", "tpot_s", "tokens_per_s_per_gpu", "decode_tokens_per_s_per_gpu",
 /// "max_sequences" and "peak_bytes" instead of "step_time_s" and "mfu".

@@ -2,17 +2,24 @@
 #include "export/traceexporter.h"
 
 #include "config/configwriter.h"
-#include "export/atomictextfile.h"
 #include "export/exportownership.h"
+#include "output/directorylock.h"
+#include "output/outputfile.h"
+#include "output/stagedfiles.h"
 #include "version.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstring>
+#include <fcntl.h>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace stagecraft {
@@ -453,6 +460,32 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
             return -1; // not a decimal rank as we write it (overflowing digits, leading zeros, signs)
         return r;
     };
+    // One export at a time in a folder: between the check for an earlier export below and the last rename, no
+    // other Stagecraft process changes it. A whole set locks exclusively; --ranks parts of a job array share.
+    const bool wholeSet = first == 0 && end == world;
+    // A folder we cannot read cannot be locked or listed: earlier files of the export could not be found.
+    if (const int probe = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); probe < 0)
+        throw ExportError("cannot list the output directory '" + dir.string() + "' (" + std::strerror(errno)
+            + "), so earlier files of the export '" + options.name + "' cannot be found; choose another --out");
+    else
+        ::close(probe);
+    std::optional<DirectoryLock> lock;
+    try {
+        bool toldWaiting = false;
+        lock.emplace(dir, wholeSet, [&] {
+            if (progress && !toldWaiting)
+                progress->report(0, ("waiting for another export into '" + dir.string() + "' to finish").c_str());
+            toldWaiting = true;
+            return !(progress && progress->cancelled());
+        });
+    } catch (const OutputError& e) {
+        throw ExportError(e.what());
+    }
+    if (!lock->locked()) {
+        ExportSummary cancelled;
+        cancelled.cancelled = true;
+        return cancelled;
+    }
     std::vector<fs::directory_entry> entries;
     {
         fs::directory_iterator it(dir, ec);
@@ -463,24 +496,9 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
             throw ExportError("cannot list the output directory '" + dir.string() + "' (" + ec.message()
                 + "), so earlier files of the export '" + options.name + "' cannot be found; choose another --out");
     }
-    // Temporary files left by an earlier export of this name that was killed mid-write are ours: remove those of
-    // the ranks in our range only (another job of a --ranks job array may be writing the others right now), and
-    // the group file's when this range writes it.
-    const std::string tempMark = ".tmp-";
-    for (const fs::directory_entry& e : entries) {
-        const std::string file = e.path().filename().string();
-        const size_t mark = file.rfind(tempMark);
-        if (file.empty() || file[0] != '.' || mark == std::string::npos || !e.is_regular_file(ec))
-            continue;
-        const std::string final = file.substr(1, mark - 1);
-        const int64_t r = rankOf(final, extension);
-        if ((r >= first && r < end)
-            || (first == 0 && (final == groupsPath.filename().string() || final == configPath.filename().string())))
-            fs::remove(e.path(), ec);
-    }
     // Files this export would write that already exist (a previous export of this name): refuse without
     // --force. Rank files of other ranges (another job of a --ranks array) are not conflicts. With --force and
-    // the whole range, stale rank files beyond this world size are removed so the set stays consistent; a file
+    // the whole range, stale rank files beyond this world size are removed once the new set is in place; a file
     // counts as one of ours only if it has our extension and, for a stale one, was written by Stagecraft (a
     // `<name>.1.json` may be the group file of another export named `<name>.1`).
     std::vector<fs::path> conflicts, stale;
@@ -495,6 +513,15 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
                 throw ExportError("'" + e.path().string()
                     + "' is not a regular file (a symlink, device or folder); "
                       "it is never replaced: remove it or choose another --out or --name");
+            // Names of two sets may meet: with JSON rank files, rank 0 of the set "a" is "a.0.json", the group
+            // file of a set "a.0". Neither set's file is ever taken for the other's, --force or not.
+            if (e.path() == groupsPath && whyNotStagecraftRankFile(e.path()).empty())
+                throw ExportError("'" + e.path().string() + "' is a rank file of another export in this folder, not "
+                    + "the group file of '" + options.name + "': choose another --name");
+            if (!groups && extension == ".json" && whyNotStagecraftGroupsFile(e.path()).empty())
+                throw ExportError("'" + e.path().string() + "' is the group file of the export '"
+                    + file.substr(0, file.size() - extension.size()) + "' in this folder, not a rank file of '"
+                    + options.name + "': choose another --name");
             conflicts.push_back(e.path());
         } else if (r >= world && !e.is_symlink(ec) && e.is_regular_file(ec)
             && whyNotStagecraftRankFile(e.path()).empty()) {
@@ -502,31 +529,50 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
         }
     }
     std::sort(conflicts.begin(), conflicts.end());
-    // Every conflict is a path this export writes (its own extension and group file).
-    const std::vector<fs::path>& overwritten = conflicts;
     // replaceOwn: conflicts that this export overwrites and that an earlier Stagecraft export wrote are
     // replaced; a file anyone else wrote is named and left alone.
     const bool replaceOwn = options.replaceOwn && !options.force;
     if (replaceOwn)
-        for (const fs::path& p : overwritten)
+        for (const fs::path& p : conflicts)
             if (std::string why = p == groupsPath ? whyNotStagecraftGroupsFile(p)
                     : p == configPath             ? whyNotStagecraftConfigFile(p)
                                                   : whyNotStagecraftRankFile(p);
                 !why.empty())
                 throw ExportError("'" + p.string() + "' was not written by Stagecraft (" + why
                     + "); it is left alone: use --force to replace it or choose another output directory or name");
-    if (!conflicts.empty() && !options.force && !(replaceOwn && overwritten.size() == conflicts.size()))
+    if (!conflicts.empty() && !options.force && !replaceOwn)
         throw ExportError("'" + dir.string() + "' already holds " + std::to_string(conflicts.size())
             + " file(s) of an export named '" + options.name + "' (e.g. " + conflicts.front().filename().string()
             + "); use --force to replace them or choose another --out or --name");
-    if (options.force && first == 0 && end == world)
-        for (const fs::path& p : stale)
-            fs::remove(p, ec);
+    // Temporary files left by an earlier export of this name that was killed mid-write are ours to remove, but only
+    // while no other export can be writing them: under the exclusive lock of a whole set.
+    if (wholeSet) {
+        const std::string tempMark = ".tmp-";
+        for (const fs::directory_entry& e : entries) {
+            const std::string file = e.path().filename().string();
+            const size_t mark = file.rfind(tempMark);
+            if (file.empty() || file[0] != '.' || mark == std::string::npos || !e.is_regular_file(ec))
+                continue;
+            const std::string final = file.substr(1, mark - 1);
+            if (rankOf(final, extension) >= 0 || final == groupsPath.filename().string()
+                || final == configPath.filename().string())
+                fs::remove(e.path(), ec);
+        }
+    }
 
+    // The new set is written beside the old one without names (StagedFiles) and named only when complete: a full
+    // disk, a cancel or a kill leaves the old set as it was.
+    std::optional<StagedFiles> stage;
+    try {
+        stage.emplace(dir);
+    } catch (const OutputError& e) {
+        throw ExportError(e.what());
+    }
     ExportSummary summary;
     ChakraWriteOptions writeOptions;
     writeOptions.format = options.format;
     writeOptions.fsync = options.fsync;
+    writeOptions.stage = &*stage;
     std::atomic<uint64_t> bytes { 0 }, nodes { 0 };
     std::atomic<int64_t> done { 0 };
     std::atomic<bool> stop { false };
@@ -589,19 +635,35 @@ ExportSummary exportTrace(const SynthesisResult& result, const ExportOptions& op
             t.join();
     }
     if (error)
-        std::rethrow_exception(error);
-    const bool complete = done == end - first; // a cancel after the last rank file still completes the set
-    if (first == 0 && complete) {
+        std::rethrow_exception(error); // `stage` discards every file written: the folder is as it was
+    summary.groupsPath = groupsPath;
+    summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // A cancel after the last rank file still completes the set; before it, nothing is kept.
+    if (done != end - first) {
+        summary.cancelled = true;
+        return summary;
+    }
+    if (first == 0) {
         writeCommGroups(groupsPath, communicatorGroups(result), writeOptions);
         summary.wroteGroups = true;
-        std::string error;
-        if (!writeTextFileAtomically(configPath, toYaml(result.config), error))
-            throw ChakraWriteError(error, configPath);
+        try {
+            stage->writeFile(configPath.filename().string(), toYaml(result.config));
+        } catch (const OutputError& e) {
+            throw ChakraWriteError(e.what(), configPath);
+        }
         summary.configPath = configPath;
     }
-    summary.groupsPath = groupsPath;
-    summary.cancelled = !complete;
-    summary.replaced = static_cast<int64_t>(overwritten.size());
+    // The switch: every new file gets its name at once (a file of someone else that appeared meanwhile refuses
+    // the whole set unless we replace), then what is left of the old set goes.
+    try {
+        stage->commit(options.force || replaceOwn, options.fsync);
+    } catch (const OutputError& e) {
+        throw ChakraWriteError(e.what(), dir);
+    }
+    if (options.force && wholeSet)
+        for (const fs::path& p : stale)
+            fs::remove(p, ec);
+    summary.replaced = static_cast<int64_t>(conflicts.size());
     summary.files = done;
     summary.bytes = bytes;
     summary.nodes = nodes;

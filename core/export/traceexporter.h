@@ -47,7 +47,7 @@ struct ExportSummary
     uint64_t bytes = 0; ///< bytes of rank files written
     uint64_t nodes = 0;
     bool wroteGroups = false; ///< the communicator-group JSON was written (ranges starting at rank 0)
-    bool cancelled = false; ///< the progress sink cancelled the export; `files` complete files were written
+    bool cancelled = false; ///< the progress sink cancelled the export: nothing was written
     int64_t replaced = 0; ///< files of an earlier export that this one overwrote
     std::filesystem::path groupsPath;
     std::filesystem::path configPath; ///< `<name>.yaml`, the resolved config, written with the groups; else empty
@@ -79,9 +79,13 @@ ChakraMetadata traceMetadata(const SynthesisResult& result, int32_t cls);
 std::map<int, std::vector<int>> communicatorGroups(const SynthesisResult& result);
 
 /// Writes the rank files of the range and, when the range starts at rank 0, the group JSON and the resolved config
-/// (`<name>.yaml`, toYaml(), what `stagecraft simulate` re-synthesizes). Each file goes to a
-/// temporary name and is renamed when complete. Throws ExportError or ChakraWriteError; files already
-/// committed stay, no partial file is left. Honours `progress` (cancel leaves only complete files).
+/// (`<name>.yaml`, toYaml(), what `stagecraft simulate` re-synthesizes), as one set: under a lock on the folder
+/// (output/directorylock.h; exclusive for the whole range, shared for a part), every file is written unnamed
+/// beside the old ones and all are named only when complete (output/stagedfiles.h), then the rest of an old set
+/// replaced with `force` goes. Throws ExportError or ChakraWriteError, and a cancel returns `cancelled` with
+/// `files` 0: in either case nothing of the export is left and the folder is as it was. While another export holds
+/// the folder, `progress` hears "waiting for another export into '<dir>' to finish" and the call waits (a cancel
+/// ends the wait).
 ExportSummary exportTrace(
     const SynthesisResult& result, const ExportOptions& options, ProgressSink* progress = nullptr);
 

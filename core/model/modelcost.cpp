@@ -66,9 +66,11 @@ namespace {
             const char* key = e.contains(r.symbol) ? configKeyOf(r.symbol) : "";
             keyPath = *key ? key : "model";
             if (r.status == EvalStatus::Overflow && *key) {
+                // The key and its value, not the polynomial that overflowed (hundreds of characters of symbols
+                // the user never wrote).
                 const int64_t value = b.value(r.symbol);
                 error = std::string(key).substr(std::string(key).find('.') + 1) + "=" + std::to_string(value)
-                    + " is too large: " + error;
+                    + " is too large: a FLOP or byte count of the model passes 2^63";
             }
             return false;
         }
@@ -105,6 +107,12 @@ bool computeModelCost(
         || !evalInto(graph.flops(Pass::Backward) - graph.kernelRecomputeFlops, b, backward, error, keyPath)
         || !evalInto(recompute, b, recomputed, error, keyPath)
         || !evalInto(graph.flops(Pass::Optimizer), b, c.optimizerFlops, error, keyPath)) {
+        // Serving: Seq is the prompt, which inference.prompt_tokens sets when it is not 0.
+        if (keyPath == "model.seq_len" && isInference(config) && config.inference.promptTokens > 0) {
+            keyPath = "inference.prompt_tokens";
+            if (error.rfind("seq_len=", 0) == 0)
+                error = "prompt_tokens=" + error.substr(8);
+        }
         if (errorKeyPath)
             *errorKeyPath = keyPath;
         return false;

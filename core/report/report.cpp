@@ -323,4 +323,93 @@ std::string rankReportText(const SynthesisResult& r, RankId rank)
     return out.str();
 }
 
+nlohmann::ordered_json rankReportJson(const SynthesisResult& r, RankId rank, bool dump)
+{
+    using nlohmann::ordered_json;
+    const Mesh& mesh = r.mesh();
+    const Coords c = mesh.coords(rank);
+    const int32_t cls = r.classOf(rank);
+    const ClassProgram& program = r.classes[static_cast<size_t>(cls)];
+    const ClassSummary& s = r.summaries[static_cast<size_t>(cls)];
+    ordered_json j;
+    j["rank"] = rank.value;
+    j["world_size"] = r.worldSize();
+    j["coords"] = { { "tp", c[0] }, { "cp", c[1] }, { "ep", c[2] }, { "edp", c[3] }, { "pp", c[4] } };
+    j["class"] = cls;
+    j["class_ranks"] = s.ranks;
+    j["nodes"] = s.nodes;
+    j["flops"] = s.flops;
+    struct GroupUse
+    {
+        AxisMask mask = 0;
+        std::map<int, std::pair<int64_t, int64_t>> byType; // type -> (count, bytes)
+    };
+    std::map<int64_t, GroupUse> groups;
+    std::map<int64_t, std::pair<int64_t, int64_t>> sendsTo, recvsFrom;
+    for (const ProgramNode& n : program.nodes) {
+        if (n.kind == NodeKind::Collective) {
+            GroupUse& g = groups[r.groupIdOf(n, rank)];
+            g.mask = n.mask;
+            auto& [count, bytes] = g.byType[static_cast<int>(n.collective)];
+            ++count;
+            bytes += n.bytes;
+        } else if (n.kind == NodeKind::Send || n.kind == NodeKind::Recv) {
+            auto& m = n.kind == NodeKind::Send ? sendsTo : recvsFrom;
+            auto& [count, bytes] = m[r.peerOf(n, rank).value];
+            ++count;
+            bytes += n.bytes;
+        }
+    }
+    ordered_json groupList = ordered_json::array();
+    for (const auto& [id, g] : groups) {
+        ordered_json collectives = ordered_json::array();
+        for (const auto& [type, cb] : g.byType)
+            collectives.push_back({ { "type", toString(static_cast<CollectiveType>(type)) }, { "count", cb.first },
+                { "bytes", cb.second } });
+        groupList.push_back({ { "id", id }, { "axes", axisMaskName(g.mask) },
+            { "members", mesh.groupMembers(g.mask, mesh.groupIndex(g.mask, rank)) },
+            { "collectives", std::move(collectives) } });
+    }
+    j["groups"] = std::move(groupList);
+    auto peers = [](const std::map<int64_t, std::pair<int64_t, int64_t>>& m) {
+        ordered_json list = ordered_json::array();
+        for (const auto& [peer, cb] : m)
+            list.push_back({ { "peer", peer }, { "count", cb.first }, { "bytes", cb.second } });
+        return list;
+    };
+    j["sends"] = peers(sendsTo);
+    j["recvs"] = peers(recvsFrom);
+    if (dump) {
+        ordered_json nodes = ordered_json::array();
+        for (size_t i = 0; i < program.nodes.size(); ++i) {
+            const ProgramNode& n = program.nodes[i];
+            ordered_json node;
+            node["id"] = i;
+            node["kind"] = toString(n.kind);
+            node["name"] = n.name.str();
+            if (n.kind == NodeKind::Compute)
+                node["flops"] = n.flops;
+            node["bytes"] = n.bytes;
+            if (n.kind == NodeKind::Collective) {
+                node["collective"] = toString(n.collective);
+                node["axes"] = axisMaskName(n.mask);
+            }
+            if (n.kind == NodeKind::Send || n.kind == NodeKind::Recv) {
+                node["peer_stage"] = n.peerStage;
+                node["tag"] = n.tag;
+            }
+            ordered_json deps = ordered_json::array(), ctrl = ordered_json::array();
+            for (NodeId d : n.dataDeps)
+                deps.push_back(d.value);
+            for (NodeId d : n.ctrlDeps)
+                ctrl.push_back(d.value);
+            node["deps"] = std::move(deps);
+            node["ctrl_deps"] = std::move(ctrl);
+            nodes.push_back(std::move(node));
+        }
+        j["program"] = std::move(nodes);
+    }
+    return j;
+}
+
 } // namespace stagecraft

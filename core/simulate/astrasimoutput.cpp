@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
+#include <fcntl.h>
 #include <set>
+#include <unistd.h>
 
 namespace stagecraft {
 
@@ -141,33 +143,93 @@ namespace {
 
 } // namespace
 
+void AstraSimOutputParser::line(std::string_view raw)
+{
+    const std::string_view line = stripped(raw);
+    if (line.empty())
+        return;
+    if (line.find("sys[") != std::string_view::npos) {
+        if (line.find(" finished, ") != std::string_view::npos) {
+            if (m_out.finished.size() < kMaxFinishLines)
+                parseFinished(line, m_out.finished);
+            else
+                m_out.tooManyFinishLines = true;
+        } else if (line.find(" peak memory usage: ") != std::string_view::npos) {
+            if (m_out.peakMemoryBytes.size() < kMaxFinishLines)
+                parsePeakMemory(line, m_out.peakMemoryBytes);
+        }
+    }
+    const std::string_view kept = line.substr(0, kMaxKeptLineBytes);
+    if (isErrorLine(line)) {
+        ++m_out.errorLineCount;
+        if (m_out.errorLines.size() < kMaxKeptErrorLines)
+            m_out.errorLines.emplace_back(kept);
+    }
+    if (m_tail.size() < kTailLines)
+        m_tail.emplace_back(kept);
+    else
+        m_tail[m_tailNext % kTailLines].assign(kept);
+    ++m_tailNext;
+}
+
+void AstraSimOutputParser::feed(std::string_view chunk)
+{
+    while (!chunk.empty()) {
+        const size_t nl = chunk.find('\n');
+        const std::string_view piece = chunk.substr(0, nl);
+        if (!m_skipping) {
+            const size_t room = kMaxLineBytes - std::min(kMaxLineBytes, m_partial.size());
+            m_partial.append(piece.substr(0, room));
+            if (piece.size() > room)
+                m_skipping = true; // the rest of this line is not read
+        }
+        if (nl == std::string_view::npos)
+            return;
+        line(m_partial);
+        m_partial.clear();
+        m_skipping = false;
+        chunk.remove_prefix(nl + 1);
+    }
+}
+
+AstraSimOutput AstraSimOutputParser::finish()
+{
+    if (!m_partial.empty())
+        line(m_partial);
+    m_partial.clear();
+    m_skipping = false;
+    AstraSimOutput out = m_out;
+    // The ring, oldest first.
+    const size_t n = m_tail.size();
+    for (size_t i = 0; i < n; ++i)
+        out.tailLines.push_back(m_tail[(m_tailNext - n + i) % kTailLines]);
+    return out;
+}
+
 AstraSimOutput parseAstraSimOutput(std::string_view text)
 {
-    AstraSimOutput out;
-    std::deque<std::string> tail;
-    size_t start = 0;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string_view::npos)
-            end = text.size();
-        const std::string_view line = stripped(text.substr(start, end - start));
-        start = end + 1;
-        if (line.empty())
+    AstraSimOutputParser parser;
+    parser.feed(text);
+    return parser.finish();
+}
+
+AstraSimOutput parseAstraSimOutputFile(const std::string& path)
+{
+    AstraSimOutputParser parser;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return parser.finish();
+    std::vector<char> buffer(size_t { 1 } << 16);
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+        if (n < 0 && errno == EINTR)
             continue;
-        if (line.find("sys[") != std::string_view::npos) {
-            if (line.find(" finished, ") != std::string_view::npos)
-                parseFinished(line, out.finished);
-            else if (line.find(" peak memory usage: ") != std::string_view::npos)
-                parsePeakMemory(line, out.peakMemoryBytes);
-        }
-        if (isErrorLine(line))
-            out.errorLines.emplace_back(line);
-        tail.emplace_back(line);
-        if (tail.size() > kTailLines)
-            tail.pop_front();
+        if (n <= 0)
+            break;
+        parser.feed(std::string_view(buffer.data(), static_cast<size_t>(n)));
     }
-    out.tailLines.assign(tail.begin(), tail.end());
-    return out;
+    ::close(fd);
+    return parser.finish();
 }
 
 AstraSimVerdict judgeAstraSimRun(
@@ -177,7 +239,14 @@ AstraSimVerdict judgeAstraSimRun(
     std::map<int64_t, int> reports;
     for (const AstraSimFinishLine& f : output.finished)
         ++reports[f.rank];
-    std::vector<int64_t> missing, twice, extra, noMemory;
+    std::vector<int64_t> missing, twice, extra, noMemory, implausible;
+    // Exposed communication is the finish time minus compute: a line with more of it than its finish time is not
+    // a rank that finished, whatever printed it.
+    for (const AstraSimFinishLine& f : output.finished)
+        if (f.exposedCycles > f.finishCycles && implausible.size() < 64)
+            implausible.push_back(f.rank);
+    std::sort(implausible.begin(), implausible.end());
+    implausible.erase(std::unique(implausible.begin(), implausible.end()), implausible.end());
     for (int64_t r = 0; r < npus; ++r) {
         const auto it = reports.find(r);
         if (it == reports.end())
@@ -212,9 +281,13 @@ AstraSimVerdict judgeAstraSimRun(
         problems.push_back(rankRangeText(twice) + " reported finishing more than once");
     if (!extra.empty())
         problems.push_back("unexpected " + rankRangeText(extra) + " (the trace set has " + std::to_string(npus) + ")");
-    if (!output.errorLines.empty())
-        problems.push_back(
-            std::to_string(output.errorLines.size()) + " error line" + (output.errorLines.size() > 1 ? "s" : ""));
+    const int64_t errorCount = std::max<int64_t>(output.errorLineCount, static_cast<int64_t>(output.errorLines.size()));
+    if (errorCount > 0)
+        problems.push_back(std::to_string(errorCount) + " error line" + (errorCount > 1 ? "s" : ""));
+    if (output.tooManyFinishLines)
+        problems.push_back("more than " + std::to_string(kMaxFinishLines) + " finish lines");
+    if (!implausible.empty())
+        problems.push_back(rankRangeText(implausible) + " reported more exposed communication than finish time");
     if (missing.empty() && !noMemory.empty())
         problems.push_back("no peak memory line for " + rankRangeText(noMemory));
 

@@ -27,14 +27,47 @@ struct AstraSimOutput
     /// The first `sys[R] peak memory usage: X UNIT` of each rank, in bytes. UNIT is B, KB, MB, GB or TB, binary
     /// (ASTRA-sim's LocalMemUsageTracker divides by 1024); X has two decimals, so the value is rounded.
     std::map<int64_t, double> peakMemoryBytes;
-    /// Lines holding `[critical]`, `terminate called`, `Assertion` or `what():`, log timestamp removed.
+    /// Lines holding `[critical]`, `terminate called`, `Assertion` or `what():`, log timestamp removed; the first
+    /// kMaxKeptErrorLines of them, each cut to kMaxKeptLineBytes.
     std::vector<std::string> errorLines;
-    /// The last non-empty lines (at most 5), log timestamp removed.
+    int64_t errorLineCount = 0; ///< all error lines, kept or not
+    /// The last non-empty lines (at most 5), log timestamp removed, each cut to kMaxKeptLineBytes.
     std::vector<std::string> tailLines;
+    /// More finish lines than kMaxFinishLines: the rest were not kept, and the run cannot pass.
+    bool tooManyFinishLines = false;
+};
+
+/// What the parser keeps of an output of any size: memory stays bounded (a 750 MB log, a 300 MB line without a
+/// newline). Lines are read up to kMaxLineBytes; the rest of a longer line is skipped (a finish line is ~70
+/// bytes).
+inline constexpr size_t kMaxLineBytes = 64 * 1024;
+inline constexpr size_t kMaxKeptLineBytes = 1024;
+inline constexpr size_t kMaxKeptErrorLines = 100;
+inline constexpr size_t kMaxFinishLines = size_t { 1 } << 22; ///< 4 per rank of the largest world (1,048,576)
+
+/// Parses ASTRA-sim's output incrementally: feed() chunks of any size, then finish(). Linear in the input.
+class AstraSimOutputParser
+{
+public:
+    void feed(std::string_view chunk);
+    /// The output so far, with a last line that has no newline.
+    AstraSimOutput finish();
+
+private:
+    void line(std::string_view text);
+
+    AstraSimOutput m_out;
+    std::string m_partial;
+    bool m_skipping = false; ///< inside a line past kMaxLineBytes
+    std::vector<std::string> m_tail; ///< ring of the last lines
+    size_t m_tailNext = 0;
 };
 
 /// Parses ASTRA-sim's stdout and stderr (concatenated or either alone). Never throws on any input.
 AstraSimOutput parseAstraSimOutput(std::string_view text);
+
+/// Parses the file at `path` in chunks (AstraSimOutputParser). An unreadable file gives an empty output.
+AstraSimOutput parseAstraSimOutputFile(const std::string& path);
 
 /// How the simulator process ended.
 struct AstraSimExit

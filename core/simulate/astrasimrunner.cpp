@@ -3,6 +3,7 @@
 
 #include "chakra/chakrareader.h"
 #include "export/atomictextfile.h"
+#include "simulate/processcage.h"
 
 #include <algorithm>
 #include <atomic>
@@ -119,16 +120,22 @@ namespace {
                 const ssize_t n = ::read(m_fd, buffer, sizeof buffer);
                 if (n <= 0)
                     break;
-                m_partial.append(buffer, static_cast<size_t>(n));
-                size_t start = 0;
-                for (size_t nl = m_partial.find('\n'); nl != std::string::npos; nl = m_partial.find('\n', start)) {
-                    const std::string_view line(m_partial.data() + start, nl - start);
-                    if (line.find("sys[") != std::string_view::npos
-                        && line.find("] finished, ") != std::string_view::npos)
+                // Each byte is looked at once; a line is kept up to kMaxLineBytes (the rest is skipped), so a
+                // 300 MB line without a newline costs neither time nor memory.
+                std::string_view chunk(buffer, static_cast<size_t>(n));
+                while (!chunk.empty()) {
+                    const size_t nl = chunk.find('\n');
+                    const std::string_view piece = chunk.substr(0, nl);
+                    if (m_partial.size() < kMaxLineBytes)
+                        m_partial.append(piece.substr(0, kMaxLineBytes - m_partial.size()));
+                    if (nl == std::string_view::npos)
+                        break;
+                    if (m_partial.find("sys[") != std::string::npos
+                        && m_partial.find("] finished, ") != std::string::npos)
                         ++m_count;
-                    start = nl + 1;
+                    m_partial.clear();
+                    chunk.remove_prefix(nl + 1);
                 }
-                m_partial.erase(0, start);
             }
             return m_count;
         }
@@ -179,25 +186,6 @@ namespace {
             return true;
         }
     };
-
-    std::string readFile(const fs::path& path)
-    {
-        std::string out;
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            return out;
-        char buffer[65536];
-        for (;;) {
-            const ssize_t n = ::read(fd, buffer, sizeof buffer);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                break;
-            out.append(buffer, static_cast<size_t>(n));
-        }
-        ::close(fd);
-        return out;
-    }
 
     /// Stops at the first compute node and notes whether it lists its tensors.
     class TensorListProbe final : public ChakraTraceVisitor
@@ -469,6 +457,10 @@ AstraSimResult runAstraSim(
             argv.push_back(arg.data());
         argv.push_back(nullptr);
         const std::string runDirectory = r.files.runDirectory.string();
+        // The run's lifetime is tied to ours: process group, parent-death signal, a cgroup where one can be made,
+        // and a watchdog for when we are killed outright (processcage.h).
+        ProcessCage cage;
+        const pid_t parent = ::getpid();
         const auto start = std::chrono::steady_clock::now();
         const pid_t pid = ::fork();
         if (pid < 0) {
@@ -479,7 +471,7 @@ AstraSimResult runAstraSim(
             return badInput(std::move(r), systemError("cannot start the simulator", e));
         }
         if (pid == 0) {
-            ::setpgid(0, 0);
+            cage.enterFromChild(parent);
             int failure = 0;
             if (::chdir(runDirectory.c_str()) != 0 || ::dup2(devNull, 0) < 0 || ::dup2(out.fd, 1) < 0
                 || ::dup2(err.fd, 2) < 0)
@@ -491,7 +483,7 @@ AstraSimResult runAstraSim(
             [[maybe_unused]] const ssize_t ignored = ::write(execPipe[1], &failure, sizeof failure);
             ::_exit(127);
         }
-        ::setpgid(pid, pid); // also in the parent: no window in which a kill of the group misses the child
+        cage.watch(pid);
         ::close(devNull);
         ::close(execPipe[1]);
         int execError = 0;
@@ -525,11 +517,11 @@ AstraSimResult runAstraSim(
                 else if (now >= deadline)
                     timedOut = true;
                 if (cancelled || timedOut) {
-                    ::kill(-pid, SIGTERM);
+                    cage.killAll(SIGTERM);
                     termSent = now;
                 }
             } else if (now - *termSent >= kTermGrace) {
-                ::kill(-pid, SIGKILL);
+                cage.killAll(SIGKILL);
             }
             if (progress && execError == 0) {
                 const int64_t finished = std::min(counter.poll(), setup.npus);
@@ -540,8 +532,8 @@ AstraSimResult runAstraSim(
             }
             std::this_thread::sleep_for(kPollInterval);
         }
-        if (termSent)
-            ::kill(-pid, SIGKILL); // anything the simulator left behind in its group
+        // Anything the simulator left behind (in its group, in its cgroup) ends with it.
+        cage.killAll(SIGKILL);
         r.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (!out.commit(error) || !err.commit(error))
             return badInput(std::move(r), error);
@@ -553,11 +545,13 @@ AstraSimResult runAstraSim(
             return r;
         }
 
-        const std::string stdoutText = readFile(r.files.stdoutPath);
-        const std::string stderrText = readFile(r.files.stderrPath);
-        AstraSimOutput output = parseAstraSimOutput(stdoutText);
-        const AstraSimOutput errors = parseAstraSimOutput(stderrText);
-        output.errorLines.insert(output.errorLines.end(), errors.errorLines.begin(), errors.errorLines.end());
+        // Read as streams with a cap on what is kept: the output may be any size (astrasimoutput.h).
+        AstraSimOutput output = parseAstraSimOutputFile(r.files.stdoutPath.string());
+        const AstraSimOutput errors = parseAstraSimOutputFile(r.files.stderrPath.string());
+        for (const std::string& line : errors.errorLines)
+            if (output.errorLines.size() < kMaxKeptErrorLines)
+                output.errorLines.push_back(line);
+        output.errorLineCount += errors.errorLineCount;
         if (!errors.tailLines.empty())
             output.tailLines.insert(output.tailLines.end(), errors.tailLines.begin(), errors.tailLines.end());
         AstraSimExit exit;

@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include "simulate/simulationcomparison.h"
 
+#include "chakra/chakrareader.h"
+#include "export/exportownership.h"
+#include "export/traceexporter.h"
+#include "output/messagetext.h"
 #include "report/report.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
 
 namespace stagecraft {
 
@@ -177,14 +186,14 @@ std::string simulationText(const AstraSimResult& sim, const SimulationComparison
         std::snprintf(line, sizeof line, "ASTRA-sim: CANCELLED, the simulator was stopped after %.2f s\n", sim.wallS);
         out += line;
     } else {
-        out += "ASTRA-sim: FAIL, " + sim.reason;
+        out += "ASTRA-sim: FAIL, " + escapedText(sim.reason);
         if (sim.status == AstraSimStatus::Failed) {
             std::snprintf(line, sizeof line, "; wall %.2f s", sim.wallS);
             out += line;
         }
         out += "\n";
         for (const std::string& l : sim.relevantLines)
-            out += "  " + l + "\n";
+            out += "  " + messageExcerpt(l, 200) + "\n"; // the simulator's bytes: no terminal escapes
     }
     if (comparison && finished > 0) {
         out += "\n";
@@ -231,6 +240,165 @@ std::string simulationText(const AstraSimResult& sim, const SimulationComparison
     if (!sim.files.runDirectory.empty())
         out += "run folder: " + sim.files.runDirectory.string() + " (cmd.sh repeats the run)\n";
     return out;
+}
+
+namespace {
+
+    /// Counts the nodes of a rank file and sums the num_ops of its compute nodes.
+    class TraceTally final : public ChakraTraceVisitor
+    {
+    public:
+        bool onNode(ChakraNode&& node, const ChakraRecordInfo&) override
+        {
+            ++nodes;
+            if (node.type == ChakraNodeType::Comp)
+                for (const ChakraAttribute& a : node.attrs)
+                    if (a.name == "num_ops")
+                        numOps += static_cast<double>(a.toInt64().value_or(0));
+            return true;
+        }
+        int64_t nodes = 0;
+        double numOps = 0;
+    };
+
+    /// The group JSON at `path` as id -> members, or nullopt (unreadable, too large, not that shape).
+    std::optional<std::map<int, std::vector<int>>> readGroups(const std::filesystem::path& path)
+    {
+        std::error_code ec;
+        const uintmax_t size = std::filesystem::file_size(path, ec);
+        if (ec || size > (uintmax_t { 64 } << 20))
+            return std::nullopt;
+        std::ifstream in(path, std::ios::binary);
+        const std::string text((std::istreambuf_iterator<char>(in)), {});
+        const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+        if (j.is_discarded() || !j.is_object())
+            return std::nullopt;
+        std::map<int, std::vector<int>> groups;
+        for (const auto& [key, members] : j.items()) {
+            int id = 0;
+            const auto [ptr, err] = std::from_chars(key.data(), key.data() + key.size(), id);
+            if (err != std::errc() || ptr != key.data() + key.size() || !members.is_array())
+                return std::nullopt;
+            for (const nlohmann::json& m : members) {
+                if (!m.is_number_integer())
+                    return std::nullopt;
+                groups[id].push_back(m.get<int>());
+            }
+        }
+        return groups;
+    }
+
+    std::string memberText(const std::vector<int>& members)
+    {
+        std::string out = "[";
+        for (size_t i = 0; i < members.size() && i < 8; ++i)
+            out += (i ? ", " : "") + std::to_string(members[i]);
+        return out + (members.size() > 8 ? ", ...]" : "]");
+    }
+
+} // namespace
+
+std::string checkTraceSetMatches(const TraceSet& traces, const SynthesisResult& result)
+{
+    try {
+        namespace fs = std::filesystem;
+        const std::string again = ": export the set again with `stagecraft synth`, or give the config it was "
+                                  "written from with --config";
+        for (int64_t r = 0; r < traces.ranks; ++r) {
+            const fs::path file = traces.directory / (traces.name + "." + std::to_string(r) + ".et");
+            std::error_code ec;
+            const fs::file_status st = fs::status(file, ec);
+            if (ec || !fs::is_regular_file(st))
+                return "rank file '" + file.string() + "' is not a regular file";
+            if (fs::file_size(file, ec) == 0 || ec)
+                return "rank file '" + file.string() + "' is empty" + again;
+        }
+        const fs::path rank0 = traces.directory / (traces.name + ".0.et");
+        if (!whyNotStagecraftRankFile(rank0).empty())
+            return {}; // another tool's traces (STAGE's): their layout is theirs, only the files were checked
+        const std::map<int, std::vector<int>> expected = communicatorGroups(result);
+        if (!expected.empty()) {
+            if (traces.groupsPath.empty())
+                return "the communicator-group file '" + (traces.directory / (traces.name + ".json")).string()
+                    + "' is missing; without it ASTRA-sim runs every collective on the whole world" + again;
+            const auto found = readGroups(traces.groupsPath);
+            if (!found)
+                return "'" + traces.groupsPath.string() + "' is not a communicator-group JSON" + again;
+            if (*found != expected) {
+                for (const auto& [id, members] : expected) {
+                    const auto it = found->find(id);
+                    if (it == found->end())
+                        return "'" + traces.groupsPath.string() + "' has no group " + std::to_string(id)
+                            + " (the config's group " + std::to_string(id) + " is " + memberText(members) + ")" + again;
+                    if (it->second != members)
+                        return "'" + traces.groupsPath.string() + "' gives group " + std::to_string(id) + " as "
+                            + memberText(it->second) + ", the config as " + memberText(members) + again;
+                }
+                return "'" + traces.groupsPath.string() + "' holds groups the config does not have" + again;
+            }
+        }
+        if (result.compression)
+            return {}; // folded programs: the node counts of the full export are not at hand
+        for (size_t cls = 0; cls < result.classes.size(); ++cls) {
+            const ClassProgram& program = result.classes[cls];
+            const fs::path file =
+                traces.directory / (traces.name + "." + std::to_string(program.exampleRank.value) + ".et");
+            TraceTally tally;
+            const ChakraReadStatus status = visitChakraFile(file, tally);
+            if (!status.ok())
+                return "'" + file.string() + "' cannot be read: " + status.error;
+            double numOps = 0;
+            for (const ProgramNode& n : program.nodes)
+                if (n.kind == NodeKind::Compute)
+                    numOps += static_cast<double>(traceNumOps(result, program, n));
+            if (tally.nodes != static_cast<int64_t>(program.nodes.size()))
+                return "'" + file.string() + "' holds " + std::to_string(tally.nodes) + " nodes, but the config's "
+                    + "program for its pipeline stage has " + std::to_string(program.nodes.size())
+                    + ": the traces were written for another workload" + again;
+            if (std::abs(tally.numOps - numOps) > 1e-9 * std::max(1.0, numOps))
+                return "'" + file.string() + "' holds " + formatCount(tally.numOps) + "FLOP of compute, but the "
+                    + "config's program for its pipeline stage has " + formatCount(numOps)
+                    + "FLOP: the traces were written for another workload" + again;
+        }
+        return {};
+    } catch (const std::exception& e) {
+        return std::string("cannot check the trace set: ") + e.what();
+    }
+}
+
+void checkSimulatedTimes(const SynthesisResult& result, const AstraSimSetup& setup, AstraSimResult& simulation)
+{
+    if (!(setup.peakPerfTflops > 0) || !(setup.localMemBwGBps > 0) || result.compression)
+        return;
+    const double peak = setup.peakPerfTflops * 1e12, bandwidth = setup.localMemBwGBps * 1e9;
+    std::vector<double> lowerNs(result.classes.size(), 0);
+    std::vector<int64_t> computeNodes(result.classes.size(), 0);
+    for (size_t cls = 0; cls < result.classes.size(); ++cls) {
+        const ClassProgram& program = result.classes[cls];
+        for (const ProgramNode& n : program.nodes) {
+            if (n.kind != NodeKind::Compute)
+                continue;
+            const double seconds = std::max(static_cast<double>(traceNumOps(result, program, n)) / peak,
+                static_cast<double>(traceTensorSize(n)) / bandwidth);
+            lowerNs[cls] += std::floor(seconds * 1e9);
+            ++computeNodes[cls];
+        }
+    }
+    for (const AstraSimRankResult& r : simulation.ranks) {
+        if (r.rank < 0 || r.rank >= result.worldSize())
+            continue;
+        const size_t cls = static_cast<size_t>(result.classOf(RankId { r.rank }));
+        // One nanosecond per node of slack for the double sums.
+        if (r.finishNs + static_cast<double>(computeNodes[cls]) < lowerNs[cls]) {
+            simulation.passed = false;
+            simulation.status = AstraSimStatus::Failed;
+            const std::string why = "rank " + std::to_string(r.rank) + " finished at " + formatNanoseconds(r.finishNs)
+                + ", before the " + formatNanoseconds(lowerNs[cls])
+                + " its compute nodes alone take on the simulated roofline: the simulator did not run these traces";
+            simulation.reason = simulation.reason.empty() ? why : simulation.reason + "; " + why;
+            return;
+        }
+    }
 }
 
 } // namespace stagecraft

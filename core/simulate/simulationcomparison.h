@@ -69,6 +69,23 @@ nlohmann::ordered_json simulationJson(const AstraSimResult& simulation, const Si
 /// per-stage table with ratios, the slowest rank, the wall time and the run folder. Pure.
 std::string simulationText(const AstraSimResult& simulation, const SimulationComparison* comparison);
 
+/// Whether the trace set holds the workload of `result` (the config the comparison will use), before anything
+/// runs: every rank file is a non-empty regular file; when the set was written by Stagecraft, the group JSON
+/// exists and holds exactly communicatorGroups(result), and per class the first rank file holds as many nodes and
+/// as many compute num_ops in total as the class program exports (skipped for a plan kept folded, whose programs
+/// hold only some micro-batches). Returns an empty string, or the first mismatch as a complete message. Reads
+/// one rank file per class; never throws.
+std::string checkTraceSetMatches(const TraceSet& traces, const SynthesisResult& result);
+
+/// ASTRA-sim runs one GPU compute node at a time per rank (HardwareResource.cc: num_in_flight_gpu_comp_ops is 0
+/// before each issue) on the roofline min(local-mem-bw x num_ops / tensor_size, peak-perf) (Roofline::get_perf),
+/// for floor(num_ops / perf x 1e9) = floor(max(num_ops / peak, tensor_size / bandwidth) x 1e9) ns each
+/// (Workload::issue_comp), all at astra-sim/astra-sim 518bd51. So no rank can finish before the sum of that over
+/// its compute nodes. A run that says otherwise did not simulate these traces (a binary that prints finish lines
+/// and ignores its inputs): `simulation` is marked failed with the first such rank in its reason. Pure but for
+/// `simulation`.
+void checkSimulatedTimes(const SynthesisResult& result, const AstraSimSetup& setup, AstraSimResult& simulation);
+
 /// "12.3 ms", "456 us", "1.23 s": a duration in nanoseconds with three significant digits. Pure.
 std::string formatNanoseconds(double ns);
 

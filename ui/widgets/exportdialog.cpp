@@ -483,7 +483,7 @@ void ExportDialog::cancelExport()
 {
     if (!isRunning())
         return;
-    m_resultLabel->setText(tr("Cancelling after the rank files in flight..."));
+    m_resultLabel->setText(tr("Cancelling..."));
     m_watcher.cancel();
 }
 
@@ -513,9 +513,8 @@ void ExportDialog::onFinished()
     const QString folder = QDir::toNativeSeparators(directory());
     if (!outcome.error.isEmpty() || !outcome.summary) {
         m_resultLabel->setStyleSheet(QStringLiteral("color: #b3261e;"));
-        m_resultLabel->setText(tr("Export failed: %1\nFiles completed before the failure were kept; no partial "
-                                  "file was left.")
-                                   .arg(outcome.error));
+        m_resultLabel->setText(
+            tr("Export failed: %1\nNothing of this export was kept: the folder is as it was.").arg(outcome.error));
         updateState();
         Q_EMIT exportFinished(false);
         return;
@@ -526,10 +525,9 @@ void ExportDialog::onFinished()
     const QString files = countNoun(s.files, tr("rank file"), tr("rank files"));
     const QString size = formatByteCount(static_cast<double>(s.bytes));
     if (s.cancelled) {
-        m_resultLabel->setText(tr("Cancelled after %1 (%2) in %3 s. Every file written is complete; the "
-                                  "communicator groups were not written. Export again with \"Replace\" for a whole "
-                                  "set.")
-                                   .arg(files, size, QString::number(s.seconds, 'f', 1)));
+        m_resultLabel->setText(tr("Cancelled after %1 s. Nothing was written: an export replaces a set whole or "
+                                  "not at all, so the folder is as it was.")
+                                   .arg(QString::number(s.seconds, 'f', 1)));
     } else {
         QString text =
             tr("Wrote %1 (%2, %3 nodes) in %4 s%5 to %6.")
