@@ -239,6 +239,13 @@ bool simulateServing(const Config& given, const GpuSpec& gpu, const EstimateOpti
         }
         const Config config = withoutTrainingKeys(given);
         const InferenceConfig& in = config.inference;
+        if (config.parallelism.ep > 1) {
+            // DeepSeek-style data-parallel attention shares its experts across the replicas, which then step together.
+            error = "the serving simulation runs each data-parallel replica alone; expert parallelism across replicas "
+                    "(ep = "
+                + std::to_string(config.parallelism.ep) + ") is not simulated: use ep 1, or the static estimate";
+            return false;
+        }
         std::vector<ServingRequest> requests;
         if (!servingRequests(config, requests, error))
             return false;

@@ -148,8 +148,8 @@ ServingView::ServingView(QWidget* parent)
     m_rate->setValue(4);
     m_rate->setObjectName(QStringLiteral("servingRate"));
     controls->addWidget(label(tr("&Rate (req/s):"), m_rate,
-        tr("Requests per second over all replicas: Poisson arrivals at this rate, unless the config sets a gamma "
-           "process (its arrival_cv) or reads a trace (scaled to this rate)")));
+        tr("Requests per second over all replicas: Poisson arrivals at this rate, or the config's gamma process "
+           "(its arrival_cv) at this rate; a trace keeps its own arrival times")));
     controls->addWidget(m_rate);
     m_requests->setRange(10, 1000000);
     m_requests->setValue(1000);
@@ -257,6 +257,8 @@ void ServingView::setResult(std::shared_ptr<const SynthesisResult> result)
         return;
     }
     const InferenceConfig& in = m_result->config.inference;
+    // A trace brings its own arrival times: the rate is not a control then.
+    m_rate->setEnabled(in.arrival != RequestArrival::Trace);
     if (in.arrival == RequestArrival::Poisson || in.arrival == RequestArrival::Gamma)
         m_rate->setValue(in.requestRate);
     if (in.arrival != RequestArrival::Batch)
