@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // stagecraft sweep CONFIG --gpus N [--json] [--top K] [--gpu NAME] [--efficiency E] [--gpus-per-node G] [--exact]
-//                 [--tpot-ms MS]
+//                 [--tpot-ms MS] [--rate R [--ttft-ms MS] [--attainment F]]
 #include "command.h"
 #include "config/configvalidator.h"
 #include "config/configwriter.h"
 #include "estimate/stepestimate.h"
 #include "estimate/sweep.h"
 #include "interruptguard.h"
+#include "serving/slosweep.h"
 
 #include <charconv>
 #include <cstdio>
@@ -102,6 +103,9 @@ Command addSweepCommand(CLI::App& app)
         std::vector<int64_t> microBatches = SweepOptions {}.microBatches;
         std::vector<std::pair<Schedule, int64_t>> schedules;
         std::optional<double> tpotMs;
+        std::optional<double> rate;
+        std::optional<double> ttftMs;
+        double attainment = 0.9;
     };
     auto state = std::make_shared<State>();
     CLI::App* cmd = app.add_subcommand("sweep",
@@ -176,6 +180,19 @@ Command addSweepCommand(CLI::App& app)
            "limit)")
         ->type_name("MS")
         ->transform(positiveMilliseconds());
+    cmd->add_option("--rate", state->rate,
+           "Serving configs: rank replica plans (colocated, and prefill/decode disaggregated pairs) by the GPUs they "
+           "need to serve this many requests per second within --ttft-ms and --tpot-ms (default: the config's "
+           "inference.slo_ttft_ms and slo_tpot_ms), simulating the config's request lengths; --gpus is then the "
+           "largest replica (tp * pp)")
+        ->check(CLI::Range(1e-6, 1e9));
+    cmd->add_option("--ttft-ms", state->ttftMs, "With --rate: the time-to-first-token bound")
+        ->type_name("MS")
+        ->transform(positiveMilliseconds());
+    cmd->add_option(
+           "--attainment", state->attainment, "With --rate: the fraction of requests that must meet both bounds")
+        ->capture_default_str()
+        ->check(CLI::Range(0.01, 1.0));
     return { cmd, [state]() -> int {
                 ConfigFlags flags = state->flags;
                 if (state->gpu)
@@ -210,6 +227,37 @@ Command addSweepCommand(CLI::App& app)
                     return ExitBadInput;
                 }
                 const EstimateOptions options;
+                if (state->rate || state->ttftMs) {
+                    if (!isInference(*config) || !state->rate) {
+                        std::cerr << "stagecraft: --rate and --ttft-ms size serving deployments: "
+                                  << (state->rate ? config->name + " is a training config (workload: training)"
+                                                  : std::string("--ttft-ms needs --rate"))
+                                  << "\n";
+                        return ExitBadInput;
+                    }
+                    SloSweepOptions slo;
+                    slo.requestRate = *state->rate;
+                    slo.sloTtftS = (state->ttftMs ? *state->ttftMs : config->inference.sloTtftMs) / 1e3;
+                    slo.sloTpotS = (state->tpotMs ? *state->tpotMs : config->inference.sloTpotMs) / 1e3;
+                    slo.attainment = state->attainment;
+                    slo.maxGpusPerReplica = state->gpus;
+                    TerminalProgress terminal;
+                    const bool tty = isatty(STDERR_FILENO) == 1;
+                    const SloSweepResult result = sloSweep(*config, *gpu, options, slo, tty ? &terminal : nullptr);
+                    terminal.finish();
+                    if (!result.error.empty()) {
+                        std::cerr << "stagecraft: " << result.error << "\n";
+                        return ExitBadInput;
+                    }
+                    if (state->json) {
+                        nlohmann::ordered_json j { { "name", config->name } };
+                        j.update(sloSweepJson(result));
+                        std::cout << j.dump(2) << "\n";
+                    } else {
+                        std::cout << sloSweepText(result, state->top);
+                    }
+                    return ExitOk;
+                }
                 SweepOptions sweepOptions;
                 sweepOptions.exact = state->exact;
                 sweepOptions.fullSynthesisLimit = state->fullPlans;

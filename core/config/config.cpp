@@ -182,4 +182,48 @@ const char* toString(KvCacheDtype d)
     return "?";
 }
 
+const char* toString(RequestArrival a)
+{
+    switch (a) {
+    case RequestArrival::Batch:
+        return "batch";
+    case RequestArrival::Poisson:
+        return "poisson";
+    case RequestArrival::Gamma:
+        return "gamma";
+    case RequestArrival::Trace:
+        return "trace";
+    }
+    return "?";
+}
+
+const char* toString(LengthDistribution d)
+{
+    switch (d) {
+    case LengthDistribution::Fixed:
+        return "fixed";
+    case LengthDistribution::Uniform:
+        return "uniform";
+    case LengthDistribution::Lognormal:
+        return "lognormal";
+    }
+    return "?";
+}
+
+Config withoutTrainingKeys(const Config& c)
+{
+    if (!isInference(c))
+        return c;
+    Config out = c;
+    ParallelismConfig& p = out.parallelism;
+    p.zero = 0;
+    out.training.recompute = Recompute::None;
+    if (p.schedule != Schedule::OneFOneB || p.virtualStages > 1) {
+        p.schedule = Schedule::OneFOneB;
+        p.virtualStages = 1;
+        p.pipelineLayout.clear();
+    }
+    return out;
+}
+
 } // namespace stagecraft

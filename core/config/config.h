@@ -106,6 +106,22 @@ enum class KvCacheDtype
     Fp8
 };
 
+/// How serving requests arrive (YAML `inference.arrival`).
+enum class RequestArrival
+{
+    Batch, ///< `inference.batch` requests of prompt_tokens + output_tokens, all at time 0 (one static batch)
+    Poisson, ///< exponential gaps at `request_rate`
+    Gamma, ///< gamma-distributed gaps at `request_rate` with coefficient of variation `arrival_cv`
+    Trace ///< the CSV file `inference.trace` (arrival time, prompt tokens, output tokens)
+};
+/// How generated request lengths spread around prompt_tokens and output_tokens (YAML `inference.length_distribution`).
+enum class LengthDistribution
+{
+    Fixed,
+    Uniform, ///< uniform over mean * [1 - sqrt(3) cv, 1 + sqrt(3) cv], at least 1
+    Lognormal ///< lognormal with that mean and coefficient of variation
+};
+
 /// Mesh axes. The four spatial axes split tensors; pp is temporal (pipeline stages) and never appears in shapes.
 enum class MeshAxis : uint8_t
 {
@@ -202,6 +218,29 @@ struct InferenceConfig
     int64_t decodeSteps = 0; ///< decode steps written to the programs; 0 = min(4, output_tokens - 1)
     KvCacheDtype kvCacheDtype = KvCacheDtype::Bf16;
     int64_t blockSize = 16; ///< paged-cache block in tokens: a sequence's cache is allocated in whole blocks
+    // Serving over time (serving/servingsimulation.h); `arrival: batch` keeps the single static batch.
+    RequestArrival arrival = RequestArrival::Batch;
+    double requestRate = 1; ///< requests per second over all replicas (poisson, gamma)
+    double arrivalCv = 1; ///< gamma: coefficient of variation of the gaps (1 = Poisson)
+    int64_t requests = 1000; ///< requests generated (poisson, gamma); a trace: the first this many, 0 = all
+    LengthDistribution lengthDistribution = LengthDistribution::Fixed;
+    double lengthCv = 0.5; ///< coefficient of variation of generated prompt and output lengths
+    std::string trace; ///< CSV trace of requests (arrival: trace); relative paths from the config's folder
+    int64_t seed = 1; ///< of the generated arrivals and lengths
+    int64_t maxBatchedTokens = 8192; ///< token budget of one iteration (vLLM max_num_batched_tokens)
+    int64_t maxSequences = 256; ///< running requests per replica at most (vLLM max_num_seqs)
+    bool chunkedPrefill = true; ///< prompts split over iterations within the token budget (Sarathi-Serve)
+    bool preemptBySwap = false; ///< YAML `preemption: swap`; default recompute (vLLM V1's only mode)
+    double kvMemoryFraction = 0.9; ///< of HBM usable for weights, activations and KV blocks (gpu_memory_utilization)
+    int64_t prefillReplicas = 0; ///< > 0: disaggregated, this many prefill replicas beside dp decode replicas
+    int64_t prefillTp = 0; ///< tensor parallelism of a prefill replica; 0 = tp
+    int64_t prefillPp = 0; ///< pipeline stages of a prefill replica; 0 = pp
+    int64_t speculativeTokens = 0; ///< draft tokens proposed per decode step (0 = no speculative decoding)
+    double acceptanceRate = 0.7; ///< probability that each draft token is accepted
+    double draftCost = 0; ///< one draft token's time / a target decode step's; 0 = one MTP module (1/layers)
+    bool fp8Weights = false; ///< YAML `weight_dtype: fp8`: weights stored and read in FP8, GEMMs at the FP8 peak
+    double sloTtftMs = 0; ///< goodput: a request meets the SLO with TTFT at most this (0 = no bound)
+    double sloTpotMs = 0; ///< and time per output token at most this (0 = no bound)
 
     friend bool operator==(const InferenceConfig&, const InferenceConfig&) = default;
 };
@@ -374,6 +413,13 @@ const char* toString(MeshAxis a);
 const char* toString(Workload w);
 const char* toString(InferencePhases p);
 const char* toString(KvCacheDtype d);
+const char* toString(RequestArrival a);
+const char* toString(LengthDistribution d);
+
+/// `c` as serving uses it: the training-only keys that would change a forward-only program set to their serving
+/// values (ZeRO 0, recompute none, the 1f1b schedule with one virtual stage); configValidator reports each one it
+/// changes as a note. A training config is returned unchanged. Pure.
+Config withoutTrainingKeys(const Config& c);
 
 /// Bytes per element of a precision's compute dtype (fp32: 4, fp16/bf16: 2; fp8 training keeps its weights and
 /// the activations outside FP8 GEMMs in bf16: 2).

@@ -49,7 +49,10 @@ namespace {
         "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "overlap_p2p_comm", "pipeline_layout",
         "microbatch_group_size", "overlap_moe_expert_parallel_comm", "reduce_gradients_per_microbatch" };
     const std::vector<std::string_view> kInferenceKeys { "batch", "prompt_tokens", "output_tokens", "phases",
-        "decode_steps", "kv_cache_dtype", "block_size" };
+        "decode_steps", "kv_cache_dtype", "block_size", "arrival", "request_rate", "arrival_cv", "requests",
+        "length_distribution", "length_cv", "trace", "seed", "max_batched_tokens", "max_sequences", "chunked_prefill",
+        "preemption", "kv_memory_fraction", "prefill_replicas", "prefill_tp", "prefill_pp", "speculative_tokens",
+        "acceptance_rate", "draft_cost", "weight_dtype", "slo_ttft_ms", "slo_tpot_ms" };
     const std::vector<std::string_view> kClusterKeys { "preset", "gpu", "gpus_per_node", "intra_node_bandwidth_gbps",
         "inter_node_bandwidth_gbps", "intra_node_efficiency", "inter_node_efficiency", "intra_node_latency_us",
         "inter_node_latency_us", "kernel_launch_us", "gemm_efficiency", "attention_efficiency", "hbm_efficiency",
@@ -128,6 +131,13 @@ namespace {
         { "decode", InferencePhases::Decode }, { "both", InferencePhases::Both } };
     const std::vector<EnumName<KvCacheDtype>> kKvCacheDtypes { { "bf16", KvCacheDtype::Bf16 },
         { "fp8", KvCacheDtype::Fp8 } };
+    const std::vector<EnumName<RequestArrival>> kArrivals { { "batch", RequestArrival::Batch },
+        { "poisson", RequestArrival::Poisson }, { "gamma", RequestArrival::Gamma },
+        { "trace", RequestArrival::Trace } };
+    const std::vector<EnumName<LengthDistribution>> kLengthDistributions { { "fixed", LengthDistribution::Fixed },
+        { "uniform", LengthDistribution::Uniform }, { "lognormal", LengthDistribution::Lognormal } };
+    const std::vector<EnumName<bool>> kPreemptions { { "recompute", false }, { "swap", true } };
+    const std::vector<EnumName<bool>> kWeightDtypes { { "bf16", false }, { "fp8", true } };
     const std::vector<EnumName<MeshAxis>> kAxes { { "dp", MeshAxis::Dp }, { "tp", MeshAxis::Tp },
         { "cp", MeshAxis::Cp }, { "ep", MeshAxis::Ep }, { "pp", MeshAxis::Pp } };
 
@@ -698,6 +708,30 @@ namespace {
             readInteger(s.get("decode_steps"), "inference.decode_steps", 0, i.decodeSteps);
             readEnum(s.get("kv_cache_dtype"), "inference.kv_cache_dtype", kKvCacheDtypes, i.kvCacheDtype);
             readInteger(s.get("block_size"), "inference.block_size", 1, i.blockSize);
+            readEnum(s.get("arrival"), "inference.arrival", kArrivals, i.arrival);
+            readNumber(
+                s.get("request_rate"), "inference.request_rate", false, 1e9, " (requests per second)", i.requestRate);
+            readNumber(s.get("arrival_cv"), "inference.arrival_cv", false, 100, "", i.arrivalCv);
+            readInteger(s.get("requests"), "inference.requests", 0, i.requests);
+            readEnum(s.get("length_distribution"), "inference.length_distribution", kLengthDistributions,
+                i.lengthDistribution);
+            readNumber(s.get("length_cv"), "inference.length_cv", true, 10, "", i.lengthCv);
+            readString(s.get("trace"), "inference.trace", i.trace);
+            readInteger(s.get("seed"), "inference.seed", 0, i.seed);
+            readInteger(s.get("max_batched_tokens"), "inference.max_batched_tokens", 1, i.maxBatchedTokens);
+            readInteger(s.get("max_sequences"), "inference.max_sequences", 1, i.maxSequences);
+            readBool(s.get("chunked_prefill"), "inference.chunked_prefill", i.chunkedPrefill);
+            readEnum(s.get("preemption"), "inference.preemption", kPreemptions, i.preemptBySwap);
+            readNumber(s.get("kv_memory_fraction"), "inference.kv_memory_fraction", false, 1, "", i.kvMemoryFraction);
+            readInteger(s.get("prefill_replicas"), "inference.prefill_replicas", 0, i.prefillReplicas);
+            readInteger(s.get("prefill_tp"), "inference.prefill_tp", 0, i.prefillTp);
+            readInteger(s.get("prefill_pp"), "inference.prefill_pp", 0, i.prefillPp);
+            readInteger(s.get("speculative_tokens"), "inference.speculative_tokens", 0, i.speculativeTokens);
+            readNumber(s.get("acceptance_rate"), "inference.acceptance_rate", true, 1, "", i.acceptanceRate);
+            readNumber(s.get("draft_cost"), "inference.draft_cost", true, 10, "", i.draftCost);
+            readEnum(s.get("weight_dtype"), "inference.weight_dtype", kWeightDtypes, i.fp8Weights);
+            readNumber(s.get("slo_ttft_ms"), "inference.slo_ttft_ms", true, 1e9, " (milliseconds)", i.sloTtftMs);
+            readNumber(s.get("slo_tpot_ms"), "inference.slo_tpot_ms", true, 1e9, " (milliseconds)", i.sloTpotMs);
         }
 
         void readParallelism(const Entry* sectionEntry, ParallelismConfig& p)
@@ -922,7 +956,15 @@ ConfigResult loadConfigFile(const std::string& path, const std::vector<std::stri
                 { { Severity::Error, path, 0, 0, {},
                     "not a YAML config: the file holds binary data (NUL or control bytes, or text that is not "
                     "UTF-8)" } } };
-        return load(text, path, overrides, {});
+        ConfigResult result = load(text, path, overrides, {});
+        // A relative request trace is read from the config's folder.
+        if (result.config && !result.config->inference.trace.empty()) {
+            const std::filesystem::path trace(result.config->inference.trace);
+            if (trace.is_relative())
+                result.config->inference.trace =
+                    (std::filesystem::path(path).parent_path() / trace).lexically_normal().string();
+        }
+        return result;
     });
 }
 

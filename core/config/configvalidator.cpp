@@ -331,10 +331,10 @@ namespace {
         validateRecomputeModules(c, v);
     }
 
-    /// Serving (workload: inference). The training keys that change what a forward-only program is are refused
-    /// rather than ignored, so that a config never claims something its programs do not do: ZeRO (weights are held
-    /// whole for serving), recompute (there is no backward) and the interleaved schedule (a request's micro-batch
-    /// passes each stage once per step). The gradient and overlap keys only concern training and are ignored.
+    /// Serving (workload: inference). The training keys that would change what a forward-only program is (ZeRO,
+    /// recompute, the interleaved and split-backward schedules) are set to their serving values by
+    /// withoutTrainingKeys() before anything is checked, each with a note (servingNotes()); the gradient and overlap
+    /// keys only concern training and are ignored.
     void validateInference(const Config& c, Validator& v)
     {
         const InferenceConfig& in = c.inference;
@@ -390,6 +390,15 @@ namespace {
                         + "the smallest batch that is: " + str(inferenceBatchStep(c)));
             }
         }
+        if (in.arrival == RequestArrival::Trace && in.trace.empty())
+            v.error("inference.trace", "arrival trace needs a CSV trace file (arrival, prompt tokens, output tokens)");
+        if (in.prefillReplicas > 0 && in.phases != InferencePhases::Both)
+            v.error("inference.prefill_replicas",
+                std::string("disaggregated serving runs both phases on separate replicas; expected phases both, found ")
+                    + toString(in.phases));
+        if (in.speculativeTokens > 16)
+            v.error("inference.speculative_tokens",
+                "expected at most 16 draft tokens per step, found " + str(in.speculativeTokens));
         if (p.cp > 1 && runsDecode(in))
             v.error("parallelism.cp",
                 "cp=" + str(p.cp) + " splits the prompt for the prefill; decode steps of one token are not "
@@ -406,25 +415,10 @@ namespace {
                             + " tokens divisible by cp*tp = " + str(p.cp) + "*" + str(p.tp));
             }
         }
-        if (p.zero != 0)
-            v.error("parallelism.zero",
-                "zero=" + str(p.zero) + " shards training state; inference holds its weights whole, expected 0");
         if (c.training.precision == Precision::Fp8)
             v.warning("training.precision",
                 "precision fp8 is FP8 training (FP8 GEMMs with bf16 weights); FP8 serving is not modelled, so this "
                 "serves in bf16 (inference.kv_cache_dtype fp8 keeps the KV cache in FP8)");
-        if (c.training.recompute != Recompute::None)
-            v.error("training.recompute",
-                std::string("recompute ") + toString(c.training.recompute)
-                    + " re-runs the forward before a backward; inference has no backward, expected none");
-        if (splitsBackward(p.schedule))
-            v.error("parallelism.schedule",
-                std::string("schedule ") + toString(p.schedule)
-                    + " orders forwards and backwards of training; inference runs forwards only, expected 1f1b");
-        else if (p.schedule == Schedule::Interleaved || p.virtualStages > 1)
-            v.error(p.virtualStages > 1 ? "parallelism.virtual_stages" : "parallelism.schedule",
-                "inference pipelines its micro-batches of requests through the stages once per step; the interleaved "
-                "schedule (virtual_stages > 1) is for training, expected virtual_stages 1");
         if (c.model.mtpModules > 0)
             v.warning("model.mtp_modules",
                 "inference leaves out the multi-token prediction modules (speculative decoding is not modelled)");
@@ -832,6 +826,29 @@ namespace {
                 + advice + (extra.empty() ? "" : ", or " + extra));
     }
 
+    /// A note for each training-only key withoutTrainingKeys() changed in `c`, so that a training preset switched
+    /// to inference synthesizes, and says what it left out.
+    void servingNotes(const Config& c, std::vector<Diagnostic>& out)
+    {
+        const ParallelismConfig& p = c.parallelism;
+        auto note = [&](std::string keyPath, std::string message) {
+            out.push_back({ Severity::Note, {}, 0, 0, std::move(keyPath), std::move(message) });
+        };
+        if (p.zero != 0)
+            note("parallelism.zero",
+                "zero=" + str(p.zero) + " shards training state; ignored for serving (weights are held whole)");
+        if (c.training.recompute != Recompute::None)
+            note("training.recompute",
+                std::string("recompute ") + toString(c.training.recompute)
+                    + " re-runs the forward before a backward; ignored for serving (no backward)");
+        if (p.schedule != Schedule::OneFOneB || p.virtualStages > 1)
+            note(p.schedule == Schedule::OneFOneB ? "parallelism.virtual_stages" : "parallelism.schedule",
+                std::string("schedule ") + toString(p.schedule) + " with virtual_stages " + str(p.virtualStages)
+                    + " orders training micro-batches; ignored for serving, which passes each request's micro-batch "
+                      "through the stages once per step (1f1b, one virtual stage"
+                    + (p.pipelineLayout.empty() ? std::string(")") : std::string(", the even layer split)")));
+    }
+
 } // namespace
 
 int64_t inferenceBatchStep(const Config& config)
@@ -857,6 +874,14 @@ int64_t inferenceBatchStep(const Config& config)
 
 std::vector<Diagnostic> validateConfig(const Config& config)
 {
+    if (isInference(config)) {
+        const Config serving = withoutTrainingKeys(config);
+        if (!(serving == config)) {
+            std::vector<Diagnostic> out = validateConfig(serving);
+            servingNotes(config, out);
+            return out;
+        }
+    }
     std::vector<Diagnostic> out;
     Validator v(out);
     validateName(config, v);

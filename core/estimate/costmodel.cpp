@@ -2,6 +2,7 @@
 #include "estimate/costmodel.h"
 
 #include "program/distributionplan.h"
+#include "program/inputbytes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -67,7 +68,9 @@ HardwareRates hardwareRates(const Config& config, const GpuSpec& gpu, const Esti
     r.kernels.flashForward = gpu.flashForwardEfficiency * flashScale;
     r.kernels.flashBackward = std::min(1.0, gpu.flashBackwardEfficiency * flashScale);
     r.kernels.hbm = orPreset(cl.hbmEfficiency, gpu.hbmEfficiency);
-    if (config.training.precision == Precision::Fp8 && !isInference(config)) {
+    // FP8 training, or serving with FP8 weights (whose GEMMs run at the FP8 peak, as TensorRT-LLM's FP8 checkpoints).
+    if ((config.training.precision == Precision::Fp8 && !isInference(config))
+        || (isInference(config) && config.inference.fp8Weights)) {
         // FP8 GEMMs need an fp8 peak and a measured FP8 GEMM efficiency: without them no rate (the callers report
         // "no peak FLOP/s for precision fp8").
         r.kernels.fp8PeakFlops = gpu.fp8Flops;
@@ -101,6 +104,27 @@ HardwareRates withOpRates(
         return rates;
     rates.opFlopRate =
         std::make_shared<const std::vector<double>>(opFlopRates(plan, gpu, rates.peakFlops, rates.kernels));
+    if (isInference(plan.config) && plan.config.inference.fp8Weights) {
+        const ModelGraph& g = *plan.graph;
+        std::vector<double> scale(g.ops.size(), 1.0);
+        for (size_t i = 0; i < g.ops.size(); ++i) {
+            const Op& op = g.ops[i];
+            if (!fp8Gemm(op))
+                continue;
+            double total = 0, weights = 0;
+            for (size_t k = 0; k < op.inputs.size(); ++k) {
+                const double b = static_cast<double>(inputBytes(plan, i, k));
+                total += b;
+                if (g.tensor(op.inputs[k].tensor).role == TensorRole::Weight)
+                    weights += b;
+            }
+            for (const Operand& out : op.outputs)
+                total += static_cast<double>(plan.tensorBytes[static_cast<size_t>(out.tensor.value)]);
+            if (total > 0)
+                scale[i] = (total - weights / 2) / total;
+        }
+        rates.opByteScale = std::make_shared<const std::vector<double>>(std::move(scale));
+    }
     return rates;
 }
 
@@ -220,7 +244,10 @@ double nodeTimeS(const ProgramNode& node, const HardwareRates& rates, const Comm
         if (!table || node.op < 0 || static_cast<size_t>(node.op) >= table->size())
             return computeTimeS(node.flops, node.bytes, rates) + rates.kernelLaunchS;
         const double math = static_cast<double>(node.flops) / (*table)[static_cast<size_t>(node.op)];
-        const double memory = rates.hbmBytesPerS > 0 ? static_cast<double>(node.bytes) / rates.hbmBytesPerS : 0.0;
+        const std::vector<double>* scale = rates.opByteScale.get();
+        const double bytes = static_cast<double>(node.bytes)
+            * (scale && static_cast<size_t>(node.op) < scale->size() ? (*scale)[static_cast<size_t>(node.op)] : 1.0);
+        const double memory = rates.hbmBytesPerS > 0 ? bytes / rates.hbmBytesPerS : 0.0;
         return std::max(math, memory) + rates.kernelLaunchS;
     }
     case NodeKind::Collective: {

@@ -52,6 +52,9 @@ struct HardwareRates
     std::shared_ptr<const std::vector<double>> opMeasuredS;
     std::shared_ptr<const std::vector<TableMatch>> opMeasuredMatch;
     std::shared_ptr<const KernelTable> kernelTable;
+    /// Serving with FP8 weights (inference.weight_dtype fp8): per op, the fraction of its bytes left when the weights
+    /// of its FP8 GEMMs (fp8Gemm()) are read at 1 byte instead of 2; null otherwise (every byte counts).
+    std::shared_ptr<const std::vector<double>> opByteScale;
 };
 
 /// Rates for `config` (its precision, cluster and overlap keys) on `gpu` with `options`; without per-op rates

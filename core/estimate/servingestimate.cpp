@@ -67,11 +67,13 @@ namespace {
                 continue;
             const size_t opIndex = static_cast<size_t>(n.op);
             const Op& op = g.ops[opIndex];
+            // FP8 weights (inference.weight_dtype fp8): an FP8 GEMM reads one byte per weight.
+            const bool fp8 = rates.opByteScale && fp8Gemm(op);
             for (size_t k = 0; k < op.inputs.size(); ++k) {
                 const int64_t bytes = inputBytes(plan, opIndex, k);
                 switch (g.tensor(op.inputs[k].tensor).role) {
                 case TensorRole::Weight:
-                    cost.weightBytes += bytes;
+                    cost.weightBytes += fp8 ? bytes / 2 : bytes;
                     break;
                 case TensorRole::KvCache:
                     cost.kvCacheBytes += bytes;
@@ -118,7 +120,12 @@ namespace {
         synthesisOptions.threads = 1;
         const SynthesisOutcome outcome = synthesize(config, nullptr, graph, synthesisOptions);
         if (!outcome.result) {
-            error = "the decode probe at a context of " + std::to_string(context) + " tokens failed";
+            // The probe's own shapes, so that numbers in the reason can be traced: its prompt is context - 3.
+            error = "the decode probe at a context of " + std::to_string(context) + " tokens (decode steps of "
+                + std::to_string(in.batch) + " sequences over a resident prompt of " + std::to_string(in.promptTokens)
+                + " tokens, on dp " + std::to_string(config.parallelism.dp) + " x tp "
+                + std::to_string(config.parallelism.tp) + " x pp " + std::to_string(config.parallelism.pp) + " x cp "
+                + std::to_string(config.parallelism.cp) + ") failed";
             for (const Diagnostic& d : outcome.diagnostics)
                 if (d.severity == Severity::Error) {
                     error += ": " + (d.keyPath.empty() ? d.message : d.keyPath + ": " + d.message);
@@ -164,7 +171,7 @@ namespace {
         for (size_t k = 0; k < r.summaries.size() && k < e.classes.size(); ++k) {
             const ClassSummary& s = r.summaries[k];
             ServingClassEstimate& ce = e.classes[k];
-            ce.weightBytes = s.weightBytes;
+            ce.weightBytes = servedWeightBytes(r, k);
             ce.activationPeakBytes = s.activationPeakBytes;
             ce.generationKvCacheBytes = generationKvCacheBytes(r, k);
             ce.kvCacheBytesPerSequence = ce.generationKvCacheBytes / sequences;
@@ -227,6 +234,70 @@ int64_t generationKvCacheBytes(const SynthesisResult& result, size_t cls)
         roundUp((prompt + (runsDecode(in) ? in.outputTokens - 1 : 0)) / cp, in.blockSize);
     const int64_t perPosition = programPositions > 0 ? result.summaries[cls].kvCacheBytes / programPositions : 0;
     return perPosition * generationPositions;
+}
+
+bool timeToFirstTokenS(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, double& ttftS,
+    std::string& error)
+{
+    try {
+        if (!isInference(result.config) || !result.graph || !result.graph->inference) {
+            error = "the time to first token needs an inference config (workload: inference)";
+            return false;
+        }
+        HardwareRates rates;
+        ListSchedule scheduled;
+        if (!planRates(result, gpu, options, rates, error) || !listSchedule(result, rates, false, scheduled, error))
+            return false;
+        ttftS = 0;
+        if (runsPrefill(result.config.inference)) {
+            const std::vector<std::vector<double>> samples = sampleFinishes(result, scheduled);
+            for (double f : samples.front())
+                ttftS = std::max(ttftS, f);
+        }
+        return true;
+    } catch (const std::exception& ex) {
+        error = std::string("internal error in the serving estimate: ") + ex.what();
+        return false;
+    }
+}
+
+int64_t servedWeightBytes(const SynthesisResult& result, size_t cls)
+{
+    if (cls >= result.summaries.size())
+        return 0;
+    const int64_t bytes = result.summaries[cls].weightBytes;
+    if (!isInference(result.config) || !result.config.inference.fp8Weights || !result.graph || !result.plan)
+        return bytes;
+    const ModelGraph& g = *result.graph;
+    std::vector<char> fp8(g.tensors.size(), 0);
+    for (const Op& op : g.ops)
+        if (fp8Gemm(op))
+            for (const Operand& in : op.inputs)
+                if (g.tensor(in.tensor).role == TensorRole::Weight)
+                    fp8[static_cast<size_t>(in.tensor.value)] = 1;
+    double all = 0, share = 0;
+    for (size_t t = 0; t < g.tensors.size(); ++t)
+        if (g.tensors[t].role == TensorRole::Weight) {
+            const double b = static_cast<double>(result.plan->tensorBytes[t]);
+            all += b;
+            share += fp8[t] ? b : 0;
+        }
+    return all > 0 ? bytes - static_cast<int64_t>(static_cast<double>(bytes) * share / all / 2) : bytes;
+}
+
+bool probeDecodeStepTime(const Config& config, int64_t context, const GpuSpec& gpu, const EstimateOptions& options,
+    std::shared_ptr<const ModelGraph>& graph, double& stepTimeS, std::string& error)
+{
+    try {
+        ProbedStep step;
+        if (!probeDecodeStep(config, context, gpu, options, graph, step, error))
+            return false;
+        stepTimeS = step.stepTimeS;
+        return true;
+    } catch (const std::exception& ex) {
+        error = std::string("internal error in the decode probe: ") + ex.what();
+        return false;
+    }
 }
 
 bool estimateServing(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options,

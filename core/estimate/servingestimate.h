@@ -122,6 +122,22 @@ int64_t generationKvCacheBytes(const SynthesisResult& result, size_t cls);
 bool estimateServing(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options,
     ServingEstimate& out, std::string& error, EstimateSchedule* schedule = nullptr);
 
+/// estimateServing()'s time to first token of `result`'s own programs alone (no decode probe). Returns false and
+/// sets `error` for a training result or an unknown precision peak. Thread-safe.
+bool timeToFirstTokenS(const SynthesisResult& result, const GpuSpec& gpu, const EstimateOptions& options, double& ttftS,
+    std::string& error);
+
+/// Resident weight bytes of a rank of class `cls` as served: ClassSummary::weightBytes, less half of the share of
+/// them that FP8 GEMMs read (fp8Gemm(): every projection but the LM head and the router) when
+/// inference.weight_dtype is fp8, the share taken over the whole model's weight tensors. Pure.
+int64_t servedWeightBytes(const SynthesisResult& result, size_t cls);
+
+/// The time between two tokens of a sequence in a decode step at `context` positions of `config`'s plan and batch,
+/// measured as estimateServing() measures its TPOT end points (a decode-only probe synthesis). `graph` caches the
+/// probe's model graph between calls of one model. Returns false and sets `error` when the probe fails. Thread-safe.
+bool probeDecodeStepTime(const Config& config, int64_t context, const GpuSpec& gpu, const EstimateOptions& options,
+    std::shared_ptr<const ModelGraph>& graph, double& stepTimeS, std::string& error);
+
 /// The estimate as JSON, for the report's `estimate` object: {"gpu", "peak_flops", "compute_efficiency",
 /// "hbm_bandwidth_gbps", "assumptions": {as estimateJson()}, "ttft_s", "tpot_s", "tpot_first_s", "tpot_last_s",
 /// "generation_time_s", "tokens_per_s", "tokens_per_s_per_replica", "tokens_per_s_per_gpu",

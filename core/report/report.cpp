@@ -4,6 +4,7 @@
 #include "config/configwriter.h"
 #include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
+#include "serving/servingsimulation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -84,7 +85,17 @@ namespace {
         const InferenceConfig& i = c.inference;
         j["inference"] = { { "batch", i.batch }, { "prompt_tokens", i.promptTokens },
             { "output_tokens", i.outputTokens }, { "phases", toString(i.phases) }, { "decode_steps", i.decodeSteps },
-            { "kv_cache_dtype", toString(i.kvCacheDtype) }, { "block_size", i.blockSize } };
+            { "kv_cache_dtype", toString(i.kvCacheDtype) }, { "block_size", i.blockSize },
+            { "arrival", toString(i.arrival) }, { "request_rate", i.requestRate }, { "arrival_cv", i.arrivalCv },
+            { "requests", i.requests }, { "length_distribution", toString(i.lengthDistribution) },
+            { "length_cv", i.lengthCv }, { "trace", i.trace }, { "seed", i.seed },
+            { "max_batched_tokens", i.maxBatchedTokens }, { "max_sequences", i.maxSequences },
+            { "chunked_prefill", i.chunkedPrefill }, { "preemption", i.preemptBySwap ? "swap" : "recompute" },
+            { "kv_memory_fraction", i.kvMemoryFraction }, { "prefill_replicas", i.prefillReplicas },
+            { "prefill_tp", i.prefillTp }, { "prefill_pp", i.prefillPp }, { "speculative_tokens", i.speculativeTokens },
+            { "acceptance_rate", i.acceptanceRate }, { "draft_cost", i.draftCost },
+            { "weight_dtype", i.fp8Weights ? "fp8" : "bf16" }, { "slo_ttft_ms", i.sloTtftMs },
+            { "slo_tpot_ms", i.sloTpotMs } };
         const ClusterConfig& k = c.cluster;
         j["cluster"] = { { "preset", k.preset }, { "gpu", k.gpu }, { "gpus_per_node", k.gpusPerNode },
             { "intra_node_bandwidth_gbps", k.intraNodeBandwidthGbps },
@@ -156,6 +167,14 @@ nlohmann::ordered_json reportJson(const SynthesisResult& r)
             summary.erase("classes");
             j["estimate"] = std::move(summary);
         }
+        // Requests over time (inference.arrival other than one batch): the serving simulation.
+        if (isInference(r.config) && r.config.inference.arrival != RequestArrival::Batch) {
+            ServingSimulation simulation;
+            if (simulateServing(r.config, *gpu, EstimateOptions {}, simulation, error))
+                j["serving"] = servingSimulationJson(simulation);
+            else
+                j["serving"] = { { "error", error } };
+        }
     }
     j["classes"] = std::move(classes);
     nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
@@ -206,6 +225,14 @@ std::string reportText(const SynthesisResult& r)
                 out << "  assumed " << line << "\n";
         } else {
             out << "no serving estimate: " << error << "\n";
+        }
+        if (c.inference.arrival != RequestArrival::Batch) {
+            ServingSimulation simulation;
+            std::string simulationError;
+            if (simulateServing(c, *gpu, EstimateOptions {}, simulation, simulationError))
+                out << servingSimulationText(simulation);
+            else
+                out << "no serving simulation: " << simulationError << "\n";
         }
     } else if (gpu) {
         StepEstimate e;

@@ -163,6 +163,21 @@ std::optional<ExtentTable> ExtentTable::evaluate(
             for (Index i : o.labels)
                 used[idx(i)] = true;
     }
+    // Which indices each region's ops use: a split that does not divide an extent is an error only where an op
+    // of that region uses it (a decode-only graph has Seq in its resident caches alone, never in the sequence-
+    // parallel regions).
+    std::array<std::array<bool, kIndexCount>, kRegionCount> usedIn {};
+    for (const Op& op : graph.ops) {
+        auto& u = usedIn[idx(op.region)];
+        for (Index i : op.space)
+            u[idx(i)] = true;
+        for (const Operand& o : op.inputs)
+            for (Index i : o.labels)
+                u[idx(i)] = true;
+        for (const Operand& o : op.outputs)
+            for (Index i : o.labels)
+                u[idx(i)] = true;
+    }
     ExtentTable t;
     for (int i = 0; i < kIndexCount; ++i) {
         if (!used[static_cast<size_t>(i)])
@@ -181,6 +196,8 @@ std::optional<ExtentTable> ExtentTable::evaluate(
                 continue;
             const Expr e = strategy.localExtentExpr(static_cast<Region>(reg), static_cast<Index>(i));
             EvalResult r = e.evaluate(binding);
+            if (!r.ok() && !usedIn[static_cast<size_t>(reg)][static_cast<size_t>(i)])
+                continue; // no op of the region splits it: left 0
             if (!r.ok()) {
                 error = describeEvalError(e, r);
                 return std::nullopt;

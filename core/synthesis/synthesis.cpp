@@ -266,17 +266,19 @@ namespace {
 } // namespace
 
 /// synthesize() without anchoring its diagnostics at the config's keys.
-static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink* progress,
+static SynthesisOutcome synthesizeUnanchored(const Config& given, ProgressSink* progress,
     std::shared_ptr<const ModelGraph> graphCache, const SynthesisOptions& options)
 {
     SynthesisOutcome outcome;
     try {
+        // Serving ignores the training-only keys (validateConfig notes each); the result holds what was built.
+        const Config config = withoutTrainingKeys(given);
         int64_t period = 1;
         const int64_t kept = options.compressMicroBatches ? compressedMicroBatches(config, &period) : 0;
         if (kept > 0) {
             // The program-size limit is about the nodes built: those of the kept and probe programs, not the
             // iteration's micro-batch count.
-            Config relaxed = config;
+            Config relaxed = given;
             relaxed.maxProgramNodes = std::numeric_limits<int64_t>::max();
             outcome.diagnostics = validateConfig(relaxed);
             if (hasErrors(outcome.diagnostics))
@@ -293,7 +295,7 @@ static SynthesisOutcome synthesizeUnanchored(const Config& config, ProgressSink*
                 return outcome;
             }
         } else {
-            outcome.diagnostics = validateConfig(config);
+            outcome.diagnostics = validateConfig(given);
             if (hasErrors(outcome.diagnostics))
                 return outcome;
             // Validation may limit only what a compressed synthesis builds (the GUI's); this one builds every node.

@@ -404,7 +404,14 @@ std::vector<std::vector<std::string>> documentedPlans()
                 "parallelism.ep=2" }),
         // Serving: the serving estimate's keys.
         test::operator+(plan,
-            { "workload=inference", "inference.batch=4", "inference.prompt_tokens=32", "inference.output_tokens=8" }) };
+            { "workload=inference", "inference.batch=4", "inference.prompt_tokens=32", "inference.output_tokens=8" }),
+        // Serving over time: the serving simulation's keys (and an unreadable trace's error).
+        test::operator+(plan,
+            { "workload=inference", "inference.batch=4", "inference.prompt_tokens=32", "inference.output_tokens=8",
+                "inference.arrival=poisson", "inference.requests=20", "inference.request_rate=50" }),
+        test::operator+(plan,
+            { "workload=inference", "inference.batch=4", "inference.prompt_tokens=32", "inference.output_tokens=8",
+                "inference.arrival=trace", "inference.trace=/nonexistent/trace.csv" }) };
 }
 
 } // namespace

@@ -5,9 +5,11 @@
 #include "config/configvalidator.h"
 #include "config/configwriter.h"
 #include "config/diagnostic.h"
+#include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
 #include "memory/memorytimeline.h"
 #include "synthesis/synthesis.h"
+#include "synthhelpers.h"
 
 #include <QFile>
 #include <QTest>
@@ -225,15 +227,87 @@ private Q_SLOTS:
             "phases both needs output_tokens >= 2");
         row("cp with decode", "pp: 2", "pp: 2\n  cp: 2", 16, 7, "parallelism.cp",
             "decode steps of one token are not context-parallel here");
-        row("zero", "pp: 2", "pp: 2\n  zero: 1", 16, 9, "parallelism.zero", "inference holds its weights whole");
-        row("interleaved", "pp: 2", "pp: 2\n  schedule: interleaved\n  virtual_stages: 2", 17, 19,
-            "parallelism.virtual_stages", "the interleaved schedule (virtual_stages > 1) is for training");
         row("moe decode routing", "preset: tiny", "preset: tiny\n  family: moe\n  experts: 16\n  top_k: 2", 9, 10,
             "inference.batch",
             "a decode step routes (batch/pp)*top_k = 8 tokens, not divisible by experts*dp = 16*1 (each rank's tokens "
             "spread evenly over the experts); the smallest batch that is: 16");
-        row("recompute", "parallelism:", "training:\n  recompute: full\nparallelism:", 14, 14, "training.recompute",
-            "inference has no backward, expected none");
+    }
+
+    void trainingKeysIgnored_data()
+    {
+        // Issue #28: the training-only keys a training preset brings along are ignored for serving with a note at
+        // the key (as the gradient keys are), and the config loads and synthesizes.
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("to");
+        QTest::addColumn<int>("line");
+        QTest::addColumn<int>("column");
+        QTest::addColumn<QString>("keyPath");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("zero") << "pp: 2"
+                              << "pp: 2\n  zero: 1" << 16 << 9 << "parallelism.zero"
+                              << "zero=1 shards training state; ignored for serving (weights are held whole)";
+        QTest::newRow("interleaved") << "pp: 2"
+                                     << "pp: 2\n  schedule: interleaved\n  virtual_stages: 2" << 16 << 13
+                                     << "parallelism.schedule"
+                                     << "schedule interleaved with virtual_stages 2 orders training micro-batches; "
+                                        "ignored for serving";
+        QTest::newRow("recompute") << "parallelism:"
+                                   << "training:\n  recompute: full\nparallelism:" << 14 << 14 << "training.recompute"
+                                   << "recompute full re-runs the forward before a backward; ignored for serving";
+    }
+
+    void trainingKeysIgnored()
+    {
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        QFETCH(int, line);
+        QFETCH(int, column);
+        QFETCH(QString, keyPath);
+        QFETCH(QString, reason);
+        std::string yaml = kServing;
+        const size_t at = yaml.find(from.toStdString());
+        QVERIFY(at != std::string::npos);
+        yaml.replace(at, size_t(from.size()), to.toStdString());
+        const ConfigResult r = loadConfigText(yaml, "serving.yaml");
+        QVERIFY2(r.config, qPrintable(dump(r.diagnostics)));
+        const SynthesisOutcome out = synthesize(*r.config);
+        QVERIFY2(out.result, qPrintable(dump(out.diagnostics)));
+        const auto it = std::find_if(out.diagnostics.begin(), out.diagnostics.end(), [&](const Diagnostic& d) {
+            return d.keyPath == keyPath.toStdString() && d.message.find(reason.toStdString()) != std::string::npos;
+        });
+        QVERIFY2(it != out.diagnostics.end(), qPrintable(dump(out.diagnostics)));
+        QCOMPARE(it->severity, Severity::Note);
+        QCOMPARE(it->line, line);
+        QCOMPARE(it->column, column);
+        // What was built is the serving plan: weights whole, no recompute, one chunk per stage.
+        QCOMPARE(out.result->config.parallelism.zero, 0);
+        QCOMPARE(out.result->config.training.recompute, Recompute::None);
+        QCOMPARE(out.result->config.parallelism.virtualStages, int64_t(1));
+    }
+
+    void trainingPresetServes()
+    {
+        // The issue's command: llama3-70b (sequence parallel, ZeRO-1, interleaved over 5 chunks) switched to
+        // inference on tp 8. The decode probe used to fail on a sequence-parallel split of the resident prompt
+        // (Seq/(cp*tp) = 2046/8) that no decode op uses; sequence parallelism does not change a decode step, so the
+        // time per output token is the same without it.
+        const std::vector<std::string> sets { "parallelism.tp=8", "parallelism.pp=1", "parallelism.dp=1",
+            "parallelism.cp=1", "workload=inference", "inference.batch=16", "inference.prompt_tokens=2048",
+            "inference.output_tokens=512" };
+        auto tpot = [](const std::vector<std::string>& overrides) {
+            const auto r = test::synth("llama3-70b", overrides);
+            std::string error;
+            const std::optional<GpuSpec> gpu = gpuForConfig(r->config, error);
+            ServingEstimate e;
+            if (!gpu || !estimateServing(*r, *gpu, EstimateOptions {}, e, error))
+                qFatal("no serving estimate: %s", error.c_str());
+            return e.tpotS;
+        };
+        const double withSp = tpot(sets);
+        std::vector<std::string> without = sets;
+        without.push_back("parallelism.sequence_parallel=false");
+        QVERIFY(withSp > 0);
+        QCOMPARE(withSp, tpot(without));
     }
 
     void errors()

@@ -724,7 +724,7 @@ private Q_SLOTS:
         QCOMPARE(window.tabNames(),
             (QStringList { QStringLiteral("overview"), QStringLiteral("graph"), QStringLiteral("memory"),
                 QStringLiteral("communication"), QStringLiteral("timeline"), QStringLiteral("sweep"),
-                QStringLiteral("report") }));
+                QStringLiteral("report"), QStringLiteral("serving") }));
         QVERIFY(window.showTab(QStringLiteral("memory")));
         QVERIFY(window.showTab(QStringLiteral("report")));
         QVERIFY(window.showTab(QStringLiteral("Overview")));

@@ -3,6 +3,7 @@
 
 #include "app/recentfiles.h"
 #include "charts/memoryview.h"
+#include "charts/servingview.h"
 #include "config/configloader.h"
 #include "config/configwriter.h"
 #include "config/hfimport.h"
@@ -126,6 +127,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
         setStatus(tr("Loaded the sweep's plan: %1 GPUs; Undo (Ctrl+Z) goes back").arg(config.parallelism.worldSize()));
     });
     addResultView(m_report, tr("Report"), QStringLiteral("report"));
+    addResultView(new ServingView(this), tr("Serving"), QStringLiteral("serving"));
 
     m_synthesisTimer->setSingleShot(true);
     m_synthesisTimer->setInterval(kSynthesisDelayMs);
