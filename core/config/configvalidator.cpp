@@ -412,10 +412,14 @@ namespace {
             v.error("parallelism.schedule",
                 std::string("schedule ") + toString(p.schedule)
                     + " orders forwards and backwards of training; inference runs forwards only, expected 1f1b");
-        else if (p.schedule == Schedule::Interleaved || p.virtualStages > 1)
-            v.error(p.virtualStages > 1 ? "parallelism.virtual_stages" : "parallelism.schedule",
+        else if (p.virtualStages > 1)
+            v.error("parallelism.virtual_stages",
                 "inference pipelines its micro-batches of requests through the stages once per step; the interleaved "
                 "schedule (virtual_stages > 1) is for training, expected virtual_stages 1");
+        else if (p.schedule == Schedule::Interleaved)
+            v.error("parallelism.schedule",
+                "inference pipelines its micro-batches of requests through the stages once per step; the interleaved "
+                "schedule is for training, expected 1f1b");
         if (c.model.mtpModules > 0)
             v.warning("model.mtp_modules",
                 "inference leaves out the multi-token prediction modules (speculative decoding is not modelled)");
