@@ -51,4 +51,33 @@ std::string presetSummary(std::string_view name)
     return {};
 }
 
+std::string presetDescription(std::string_view name)
+{
+    const std::optional<std::string_view> text = presetText(name);
+    if (!text)
+        return {};
+    std::string out;
+    std::string_view rest = *text;
+    while (!rest.empty()) {
+        const size_t end = rest.find('\n');
+        std::string_view line = rest.substr(0, end);
+        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+        const size_t first = line.find_first_not_of(" \t");
+        if (first == std::string_view::npos)
+            continue;
+        line.remove_prefix(first);
+        if (line.front() != '#')
+            break;
+        line.remove_prefix(1);
+        if (!line.empty() && line.front() == ' ')
+            line.remove_prefix(1);
+        while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+            line.remove_suffix(1);
+        if (!out.empty())
+            out += '\n';
+        out += line;
+    }
+    return out;
+}
+
 } // namespace stagecraft

@@ -18,4 +18,8 @@ std::optional<std::string_view> presetText(std::string_view name);
 /// One-line description of preset `name` (the first comment line of its file), or "" when unknown.
 std::string presetSummary(std::string_view name);
 
+/// The whole leading comment of preset `name`'s file: what it is, its source and the plan's citation, one line per
+/// comment line with the "# " removed and lines of a sentence kept apart; "" when unknown.
+std::string presetDescription(std::string_view name);
+
 } // namespace stagecraft

@@ -322,6 +322,7 @@ bool estimateServing(const SynthesisResult& result, const GpuSpec& gpu, const Es
         e.hbmBytesPerS = gpu.hbmBytesPerS;
         e.hbmBytes = gpu.hbmBytes;
         e.assumptions = assumptionsOf(rates);
+        e.assumptions.serving = true;
         e.batch = in.batch;
         e.replicas = std::max<int64_t>(1, config.parallelism.dp);
         e.worldSize = result.worldSize();

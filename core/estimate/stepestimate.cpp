@@ -106,6 +106,16 @@ EstimateAssumptions assumptionsOf(const HardwareRates& r)
 std::string assumptionsText(const EstimateAssumptions& a)
 {
     char buf[512];
+    if (a.serving) {
+        std::snprintf(buf, sizeof buf,
+            "kernels: GEMM %.2f of peak (less tile, wave and K-depth losses), FlashAttention forward %.2f, "
+            "memory-bound kernels %.2f of HBM bandwidth\n"
+            "links: %.4g GB/s per GPU in a node, %.4g GB/s across nodes (achieved), %.3g / %.3g us a step; overlap: "
+            "TP comm %s\n",
+            a.gemmEfficiency, a.flashForwardEfficiency, a.hbmEfficiency, a.intraNodeGBps, a.interNodeGBps,
+            a.intraNodeLatencyUs, a.interNodeLatencyUs, a.tpCommOverlap ? "on" : "off");
+        return buf;
+    }
     std::snprintf(buf, sizeof buf,
         "kernels: GEMM %.2f of peak (less tile, wave and K-depth losses), FlashAttention forward %.2f / backward "
         "%.2f, memory-bound kernels %.2f of HBM bandwidth\n"

@@ -44,6 +44,9 @@ struct EstimateAssumptions
     bool overlapGradReduce = false;
     bool overlapParamGather = false;
     bool tpCommOverlap = false;
+    /// Of a serving estimate: assumptionsText() then names only what serving runs (no backward, no gradient
+    /// reduction, no parameter gather).
+    bool serving = false;
 };
 
 /// The assumptions of `rates`.

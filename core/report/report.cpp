@@ -119,6 +119,12 @@ nlohmann::ordered_json reportJson(const SynthesisResult& r)
     if (r.config.model.mtpModules > 0)
         j["mtp_params"] = r.cost.mtpParams; // the MTP modules' own weights, not in "params"
     j["flops_per_iteration"] = r.cost.flopsPerIteration;
+    // The same iteration named twice over (issue 31): what the hardware executes (recompute, the fused attention
+    // kernels' recomputed scores and the optimizer included, = flops_per_iteration) and the model's FLOPs, the
+    // numerator of MFU (PaLM appendix B: forward and backward of every micro-batch, nothing re-run).
+    j["model_flops_per_iteration"] = static_cast<double>(r.cost.microBatches)
+        * (r.cost.forwardFlopsPerMicroBatch + r.cost.backwardFlopsPerMicroBatch);
+    j["hardware_flops_per_iteration"] = r.cost.flopsPerIteration;
     j["micro_batches"] = r.cost.microBatches;
     nlohmann::ordered_json classes = nlohmann::ordered_json::array();
     for (const ClassSummary& s : r.summaries) {
@@ -212,7 +218,11 @@ std::string reportText(const SynthesisResult& r)
             << ") = " << r.worldSize() << " ranks, " << (p.sequenceParallel ? "sequence parallel, " : "") << "ZeRO-"
             << p.zero << ", " << toString(p.schedule) << ", " << r.cost.microBatches << " micro-batches of "
             << c.training.microBatch << "\n";
-        out << "FLOPs per iteration: " << formatCount(r.cost.flopsPerIteration) << "FLOP\n";
+        out << "FLOPs per iteration: " << formatCount(r.cost.flopsPerIteration) << "FLOP executed (hardware FLOPs: "
+            << "recompute and optimizer included), "
+            << formatCount(static_cast<double>(r.cost.microBatches)
+                   * (r.cost.forwardFlopsPerMicroBatch + r.cost.backwardFlopsPerMicroBatch))
+            << "FLOP of the model (forward and backward, what MFU counts)\n";
     }
     std::string gpuError;
     if (const std::optional<GpuSpec> gpu = gpuForConfig(r.config, gpuError); gpu && isInference(c)) {

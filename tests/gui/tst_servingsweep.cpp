@@ -332,7 +332,7 @@ private Q_SLOTS:
         QStringList titles { QStringLiteral("dp"), QStringLiteral("tp"), QStringLiteral("pp") };
         if (moe)
             titles << QStringLiteral("ep");
-        titles << QStringLiteral("Tokens/s/GPU") << tpotTitle << ttftTitle << QStringLiteral("Peak (GiB)");
+        titles << QStringLiteral("Tokens/s/GPU") << tpotTitle << ttftTitle << QStringLiteral("End peak\n(GiB)");
         QCOMPARE(visibleTitles(model, *view.table()->horizontalHeader()), titles);
         for (SweepField training : { SweepField::StepTime, SweepField::Mfu, SweepField::MicroBatch,
                  SweepField::Recompute, SweepField::Zero, SweepField::Schedule, SweepField::SequenceParallel })

@@ -25,9 +25,13 @@ double niceTickInterval(double range, int ticks)
 
 QString tickLabelFormat(double interval)
 {
-    if (interval >= 1)
-        return QStringLiteral("%.0f");
-    return interval >= 0.1 ? QStringLiteral("%.1f") : QStringLiteral("%.2f");
+    // As many decimals as the interval has: 2.5-GiB ticks read 2.5, 5.0, 7.5 (not 2, 5, 8), 0.25 reads 0.25.
+    for (int decimals = 0; decimals < 3; ++decimals) {
+        const double scaled = interval * std::pow(10.0, decimals);
+        if (std::abs(scaled - std::round(scaled)) <= 1e-6 * std::max(1.0, scaled))
+            return QStringLiteral("%.%1f").arg(decimals);
+    }
+    return QStringLiteral("%.3f");
 }
 
 void setAxisTicks(QValueAxis* axis, double lo, double hi, double interval, const QString& format)

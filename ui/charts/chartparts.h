@@ -15,7 +15,8 @@ namespace stagecraft {
 /// A "nice" tick interval (1, 2, 2.5 or 5 times a power of ten) giving about `ticks` intervals over `range`;
 /// 1 for an empty range.
 double niceTickInterval(double range, int ticks);
-/// The printf format of axis labels for ticks `interval` apart: "%.0f" from 1 up, "%.1f" from 0.1, else "%.2f".
+/// The printf format of axis labels for ticks `interval` apart: the decimals the interval has ("%.0f" for 5, "%.1f"
+/// for 2.5, "%.2f" for 0.25), at most 3.
 QString tickLabelFormat(double interval);
 /// Dynamic ticks `interval` apart from 0 over [lo, hi], labelled with `format`. In an order that never lays out
 /// more than a few labels: Qt Charts lays out every label of the current range and interval at each of these

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "charts/memorytimes.h"
 
+#include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
 #include "synthesis/synthesis.h"
 
@@ -25,8 +26,14 @@ MemoryTimes computeMemoryTimes(const SynthesisResult& result)
         std::string error;
         const std::optional<GpuSpec> gpu = gpuForConfig(result.config, error);
         StepEstimate estimate;
+        ServingEstimate serving;
         EstimateSchedule schedule;
-        if (!gpu || !estimateStep(result, *gpu, EstimateOptions {}, estimate, error, &schedule)) {
+        // A serving plan is timed by the serving estimate's schedule of its prefill and decode steps.
+        const bool timed = gpu
+            && (isInference(result.config)
+                    ? estimateServing(result, *gpu, EstimateOptions {}, serving, error, &schedule)
+                    : estimateStep(result, *gpu, EstimateOptions {}, estimate, error, &schedule));
+        if (!timed) {
             times.error = QString::fromStdString(error);
             return times;
         }

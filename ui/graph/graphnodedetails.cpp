@@ -167,7 +167,7 @@ namespace {
                            .arg(title.toHtmlEscaped());
         html += row(QStringLiteral("Kind"),
             s.insideWindow ? QStringLiteral("summary (window beyond the node limit)") : QStringLiteral("summary"));
-        html += row(QStringLiteral("Layers"), GraphSpecBuilder::layerRangeName(s.layerFirst, s.layerLast, layers));
+        html += row(QStringLiteral("Layers"), GraphSpecBuilder::layerSetName(s.layers, layers));
         html += row(QStringLiteral("Micro-batches"),
             s.microBatchFirst < 0 ? QStringLiteral("— (once per iteration)")
                                   : QStringLiteral("%1 – %2").arg(s.microBatchFirst).arg(s.microBatchLast));

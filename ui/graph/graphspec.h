@@ -53,6 +53,8 @@ struct GraphSummary
 {
     int32_t layerFirst = 0; ///< smallest layer among its nodes
     int32_t layerLast = 0;
+    /// Every layer among its nodes, sorted: an interleaved stage's chunks hold runs apart (L0–L3, L16–L19, …).
+    std::vector<int32_t> layers;
     int32_t microBatchFirst = 0; ///< -1: per-iteration work
     int32_t microBatchLast = 0;
     Pass pass = Pass::Forward;

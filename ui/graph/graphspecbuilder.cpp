@@ -216,6 +216,28 @@ QString GraphSpecBuilder::layerRangeName(int32_t first, int32_t last, int32_t mo
     return layerName(first, modelLayers) + QStringLiteral("–") + layerName(last, modelLayers);
 }
 
+QString GraphSpecBuilder::layerSetName(const std::vector<int32_t>& layers, int32_t modelLayers)
+{
+    std::vector<std::pair<int32_t, int32_t>> runs;
+    for (const int32_t l : layers) {
+        const bool decoder = l >= 0 && l < modelLayers;
+        if (!runs.empty() && decoder && runs.back().second + 1 == l && runs.back().second >= 0)
+            runs.back().second = l;
+        else
+            runs.emplace_back(l, l);
+    }
+    QStringList parts;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        if (runs.size() > 4 && i == 2) {
+            parts << QStringLiteral("…");
+            i = runs.size() - 2;
+            continue;
+        }
+        parts << layerRangeName(runs[i].first, runs[i].second, modelLayers);
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
 GraphSpec GraphSpecBuilder::build(
     const SynthesisResult& result, int32_t classIndex, const GraphWindow& window, const GraphSpecOptions& options)
 {
@@ -306,6 +328,7 @@ GraphSpec GraphSpecBuilder::build(
         if (summaryNode < 0) {
             GraphSummary summary;
             summary.layerFirst = summary.layerLast = n.layer;
+            summary.layers.push_back(n.layer);
             summary.microBatchFirst = summary.microBatchLast = n.microBatch;
             summary.pass = n.pass;
             summary.insideWindow = inside;
@@ -320,6 +343,8 @@ GraphSpec GraphSpecBuilder::build(
         GraphSummary& s = spec.summaries[size_t(spec.nodes[size_t(summaryNode)].summary)];
         s.layerFirst = std::min(s.layerFirst, n.layer);
         s.layerLast = std::max(s.layerLast, n.layer);
+        if (s.layers.back() != n.layer)
+            s.layers.push_back(n.layer); // made sorted and unique below
         s.microBatchFirst = std::min(s.microBatchFirst, n.microBatch);
         s.microBatchLast = std::max(s.microBatchLast, n.microBatch);
         ++s.nodeCount;
@@ -360,6 +385,11 @@ GraphSpec GraphSpecBuilder::build(
         return edgeIndex.count(dataKey) > 0;
     });
 
+    for (GraphSummary& s : spec.summaries) {
+        std::sort(s.layers.begin(), s.layers.end());
+        s.layers.erase(std::unique(s.layers.begin(), s.layers.end()), s.layers.end());
+    }
+
     // Labels and sizes.
     const QFontMetricsF titleMetrics(options.titleFont);
     for (GraphSpecNode& node : spec.nodes) {
@@ -367,9 +397,9 @@ GraphSpec GraphSpecBuilder::build(
             const GraphSummary& s = spec.summaries[size_t(node.summary)];
             QString title;
             if (s.pass == Pass::Optimizer)
-                title = QStringLiteral("optimizer ") + layerRangeName(s.layerFirst, s.layerLast, modelLayers);
+                title = QStringLiteral("optimizer ") + layerSetName(s.layers, modelLayers);
             else
-                title = layerRangeName(s.layerFirst, s.layerLast, modelLayers) + QLatin1Char(' ') + passName(s.pass)
+                title = layerSetName(s.layers, modelLayers) + QLatin1Char(' ') + passName(s.pass)
                     + QStringLiteral(" · ") + microBatchRangeName(s.microBatchFirst, s.microBatchLast);
             if (s.insideWindow)
                 title = QStringLiteral("more of ") + title;

@@ -46,6 +46,8 @@ public:
     static QString layerName(int32_t layer, int32_t modelLayers);
     /// "L0–L9", "emb–L3", "L5".
     static QString layerRangeName(int32_t first, int32_t last, int32_t modelLayers);
+    /// The sorted `layers` as runs: "L0–L3, L16–L19, L32–L35" (more than four runs: the first two, "…", the last).
+    static QString layerSetName(const std::vector<int32_t>& layers, int32_t modelLayers);
 
     /// The spec of class `classIndex` of `result` (which must be valid).
     static GraphSpec build(const SynthesisResult& result, int32_t classIndex, const GraphWindow& window,

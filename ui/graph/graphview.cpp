@@ -25,9 +25,11 @@
 #include <QHBoxLayout>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
+#include <QShortcut>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTextBrowser>
@@ -211,6 +213,30 @@ void GraphView::buildUi()
                                    "optimizer step) node by node"));
     barLayout->addWidget(m_iterationWork);
     barLayout->addStretch();
+
+    // Find a node by name among the drawn ones (the window's nodes and the summaries' titles).
+    QHBoxLayout* findRow = group();
+    m_findEdit = new QLineEdit(bar);
+    m_findEdit->setObjectName(QStringLiteral("graphFind"));
+    m_findEdit->setPlaceholderText(tr("Find node (Ctrl+F)"));
+    m_findEdit->setClearButtonEnabled(true);
+    m_findEdit->setToolTip(tr("Selects the next drawn node whose name contains the text; Return: the next match"));
+    m_findEdit->setMinimumWidth(140);
+    m_findLabel = new QLabel(bar);
+    m_findLabel->setStyleSheet(QStringLiteral("color:#4a505a;"));
+    findRow->addWidget(m_findEdit);
+    findRow->addWidget(m_findLabel);
+    connect(m_findEdit, &QLineEdit::returnPressed, this, [this] { findNode(m_findEdit->text()); });
+    connect(m_findEdit, &QLineEdit::textEdited, this, [this](const QString& text) {
+        m_scene->clearSelection();
+        findNode(text);
+    });
+    auto* findShortcut = new QShortcut(QKeySequence::Find, this);
+    findShortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(findShortcut, &QShortcut::activated, this, [this] {
+        m_findEdit->setFocus(Qt::ShortcutFocusReason);
+        m_findEdit->selectAll();
+    });
 
     QHBoxLayout* zoomRow = group();
     m_busyLabel = new QLabel(tr("Laying out…"), bar);
@@ -768,6 +794,55 @@ bool GraphView::selectProgramNode(int32_t programNode)
     item->setSelected(true);
     m_canvas->centerOn(item);
     return true;
+}
+
+int GraphView::findNode(const QString& text)
+{
+    const QString needle = text.trimmed();
+    const ClassProgram* program =
+        m_drawn && m_spec.classIndex >= 0 && static_cast<size_t>(m_spec.classIndex) < m_drawn->classes.size()
+        ? &m_drawn->classes[static_cast<size_t>(m_spec.classIndex)]
+        : nullptr;
+    std::vector<int32_t> matches;
+    for (int32_t i = 0; !needle.isEmpty() && i < static_cast<int32_t>(m_spec.nodes.size()); ++i) {
+        const GraphSpecNode& node = m_spec.nodes[static_cast<size_t>(i)];
+        bool match =
+            node.title.contains(needle, Qt::CaseInsensitive) || node.subtitle.contains(needle, Qt::CaseInsensitive);
+        if (!match && program && node.programNode >= 0 && static_cast<size_t>(node.programNode) < program->nodes.size())
+            match = QString::fromStdString(program->nodes[static_cast<size_t>(node.programNode)].name)
+                        .contains(needle, Qt::CaseInsensitive);
+        if (match && itemForSpecNode(i))
+            matches.push_back(i);
+    }
+    if (needle.isEmpty()) {
+        m_findLabel->clear();
+        return 0;
+    }
+    if (matches.empty()) {
+        m_findLabel->setText(tr("no match"));
+        return 0;
+    }
+    // The match after the selected node, wrapping around.
+    int32_t after = -1;
+    const QList<QGraphicsItem*> selected = m_scene->selectedItems();
+    for (int32_t i = 0; i < static_cast<int32_t>(m_items.size()) && !selected.isEmpty(); ++i)
+        if (m_items[static_cast<size_t>(i)] == selected.front())
+            after = i;
+    const auto next = std::upper_bound(matches.begin(), matches.end(), after);
+    const int32_t chosen = next == matches.end() ? matches.front() : *next;
+    GraphNodeItem* item = itemForSpecNode(chosen);
+    m_scene->clearSelection();
+    item->setSelected(true);
+    m_canvas->centerOn(item);
+    m_findLabel->setText(tr("%1 of %2")
+                             .arg(std::find(matches.begin(), matches.end(), chosen) - matches.begin() + 1)
+                             .arg(matches.size()));
+    return static_cast<int>(matches.size());
+}
+
+QLineEdit* GraphView::findEdit() const
+{
+    return m_findEdit;
 }
 
 QString GraphView::detailsText() const

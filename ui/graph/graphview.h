@@ -14,6 +14,7 @@ class QCheckBox;
 class QComboBox;
 class QGraphicsScene;
 class QLabel;
+class QLineEdit;
 class QSpinBox;
 class QTextBrowser;
 class QTimer;
@@ -82,6 +83,11 @@ public:
     GraphNodeItem* itemForProgramNode(int32_t programNode) const;
     /// Selects and centres the item of `programNode`; false when it is not shown.
     bool selectProgramNode(int32_t programNode);
+    /// Find: selects and centres the next drawn node (after the selected one, wrapping) whose title, subtitle or
+    /// program node name contains `text` (case-insensitive). Returns how many drawn nodes match; 0 selects nothing.
+    int findNode(const QString& text);
+    /// The Find field of the toolbar (Ctrl+F; Return: the next match).
+    QLineEdit* findEdit() const;
     /// The details panel as plain text.
     QString detailsText() const;
     /// The text under the graph (counts, layout time, window notes).
@@ -165,6 +171,8 @@ private:
     QCheckBox* m_iterationWork;
     QLabel* m_busyLabel;
     QLabel* m_zoomLabel;
+    QLineEdit* m_findEdit = nullptr;
+    QLabel* m_findLabel = nullptr;
     QLabel* m_staleBanner;
     QLabel* m_status;
     QGraphicsScene* m_scene;

@@ -305,7 +305,11 @@ void CommView::applyMatrix(const Built& built)
     else if (m.options.grouping == CommGrouping::Node && ranksPerStage % gpn == 0 && ranksPerStage / gpn < m.units)
         boundary = static_cast<int>(ranksPerStage / gpn);
     m_heatmap->setBoundaryEvery(boundary);
-    QString title = tr("Bytes sent per iteration, %1 \u2192 %1").arg(unit);
+    // Serving has no iteration: its programs are a prefill and decode steps.
+    const bool serving = isInference(m_result->config);
+    QString title = (serving ? tr("Bytes sent in the programs (prefill and decode steps), %1 \u2192 %1")
+                             : tr("Bytes sent per iteration, %1 \u2192 %1"))
+                        .arg(unit);
     if (m.options.grouping == CommGrouping::Node)
         title += tr(" (%1 nodes of %2 GPUs)").arg(m.units).arg(m.ranksPerUnit);
     else if (m.options.grouping != CommGrouping::Rank)
@@ -323,8 +327,9 @@ void CommView::applyMatrix(const Built& built)
     for (int64_t i = 0; i < m.units; ++i)
         offDiagonal += m.at(i, i);
     offDiagonal = m.total - offDiagonal;
-    QString summary = tr("<b>Shown: %1 per iteration</b> over %2")
-                          .arg(formatByteCount(m.total), countNoun(m.world, tr("rank"), tr("ranks")));
+    QString summary =
+        (serving ? tr("<b>Shown: %1 in the programs</b> over %2") : tr("<b>Shown: %1 per iteration</b> over %2"))
+            .arg(formatByteCount(m.total), countNoun(m.world, tr("rank"), tr("ranks")));
     if (m.options.grouping != CommGrouping::Rank)
         summary += tr("; between different %1s %2, within one (the diagonal) %3")
                        .arg(unit, formatByteCount(offDiagonal), formatByteCount(m.total - offDiagonal));

@@ -288,7 +288,8 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
         case RecvColumn:
             return tr("Recv");
         case PeakMemoryColumn:
-            return tr("Peak memory");
+            // Serving: the programs' peak (prefill and first decode steps), not the generation's end (Sweep, Report).
+            return m_result && isInference(m_result->config) ? tr("Program peak") : tr("Peak memory");
         case StepTimeColumn:
             return tr("Step time");
         case ExposedCommColumn:
@@ -312,7 +313,11 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
         case RecvColumn:
             return tr("Pipeline point-to-point bytes per rank per iteration");
         case PeakMemoryColumn:
-            return tr("Peak memory per rank over the iteration (weights, gradients, optimizer state, activations)");
+            return m_result && isInference(m_result->config)
+                ? tr("Peak memory per rank over the synthesized programs (the prefill and the first decode steps): "
+                     "weights, KV cache, activations. The Sweep and the report give the peak at the generation's "
+                     "last token, the Overview's KV cache card the cache then")
+                : tr("Peak memory per rank over the iteration (weights, gradients, optimizer state, activations)");
         case StepTimeColumn:
             return tr("Estimated time until the class's last node finishes in one iteration");
         case ExposedCommColumn:
@@ -320,7 +325,10 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
         case BubbleColumn:
             return tr("Estimated share of the pipeline period the rank waits idle for a neighbouring stage");
         default:
-            return tr("Bytes per rank per iteration of this collective type (sum of comm_size)");
+            // The payload, as `report` counts it; the Communication tab shows the bytes each rank puts on the wire.
+            return tr("Payload bytes per rank of this collective type (sum of comm_size, the data each rank "
+                      "contributes). On the wire a ring all-reduce moves 2(n\u22121)/n of it, an all-gather or "
+                      "reduce-scatter (n\u22121)/n: the Communication tab shows those bytes");
         }
     } else if (role == Qt::TextAlignmentRole) {
         return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));

@@ -3,6 +3,7 @@
 
 #include "config/configloader.h"
 #include "config/configwriter.h"
+#include "config/presets.h"
 #include "session/baselinecommand.h"
 #include "session/configeditcommand.h"
 #include "session/outputsaver.h"
@@ -44,12 +45,20 @@ QString ConfigDocument::presetName() const
     return m_presetName;
 }
 
+QString ConfigDocument::currentPreset() const
+{
+    // A preset picked in the editor (an undoable edit) names the document from then on.
+    if (!m_presetName.isEmpty() && m_config.name != m_presetName.toStdString() && presetText(m_config.name))
+        return QString::fromStdString(m_config.name);
+    return m_presetName;
+}
+
 QString ConfigDocument::displayName() const
 {
     if (!m_filePath.isEmpty())
         return QFileInfo(m_filePath).fileName();
     if (!m_presetName.isEmpty())
-        return tr("%1 (preset)").arg(m_presetName);
+        return tr("%1 (preset)").arg(currentPreset());
     return tr("Untitled");
 }
 
@@ -58,7 +67,7 @@ QString ConfigDocument::diagnosticFileName() const
     if (!m_filePath.isEmpty())
         return m_filePath;
     if (!m_presetName.isEmpty())
-        return QString::fromStdString(presetFileName(m_presetName.toStdString()));
+        return QString::fromStdString(presetFileName(currentPreset().toStdString()));
     return QStringLiteral("untitled.yaml");
 }
 
@@ -86,12 +95,13 @@ void ConfigDocument::reset(
     Q_EMIT configChanged();
 }
 
-void ConfigDocument::adoptFilePath(const QString& filePath)
+void ConfigDocument::adoptFilePath(const QString& filePath, bool modified)
 {
     m_undoStack->clear();
     m_filePath = filePath;
     m_presetName.clear();
-    m_undoStack->resetClean(); // no reachable clean state: the file on disk differs from the config
+    if (modified)
+        m_undoStack->resetClean(); // no reachable clean state: the file on disk differs from the config
     Q_EMIT filePathChanged();
 }
 

@@ -43,7 +43,8 @@ public:
     QString filePath() const;
     /// The preset the document was made from, empty when it was opened from a file.
     QString presetName() const;
-    /// For titles: the file's name, or "<preset> (preset)" for an unsaved preset document.
+    /// For titles: the file's name, or "<preset> (preset)" for an unsaved preset document (the preset last picked:
+    /// the config's name when it names a preset).
     QString displayName() const;
     /// The file name diagnostics about this document carry (the path, or "<preset NAME>").
     QString diagnosticFileName() const;
@@ -53,9 +54,10 @@ public:
     /// is its pinned plan's config (read from baselinePath()); its result is null until adoptBaselineResult().
     void reset(const Config& config, const QString& filePath, const QString& presetName = {},
         const std::optional<Config>& baseline = std::nullopt);
-    /// Points the document at `filePath` and marks it modified, keeping the config (used when a file with errors
-    /// is opened: the config stays the last good one until the user fixes the text).
-    void adoptFilePath(const QString& filePath);
+    /// Points the document at `filePath`, keeping the config, with a new undo history. `modified`: marks it
+    /// modified (overrides applied to a file's config); false for a file with errors that is opened (the config stays
+    /// the last good one until the user fixes the text; opening never makes a document that asks to be saved).
+    void adoptFilePath(const QString& filePath, bool modified = true);
     /// An undoable edit that replaces the config with `config` (no-op when equal). Consecutive edits with the same
     /// `fieldId` >= 0 merge into one undo step; -1 never merges.
     void edit(const Config& config, const QString& description, int fieldId = -1);
@@ -88,6 +90,7 @@ private:
     friend class ConfigEditCommand;
     void apply(const Config& config);
     void applyBaseline(Baseline baseline);
+    QString currentPreset() const;
 
     Config m_config;
     QUndoStack* m_undoStack;

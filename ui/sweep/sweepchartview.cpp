@@ -33,9 +33,18 @@ namespace {
     constexpr double kLogRatio = 20;
     constexpr double kHitRadiusPx = 8;
 
+    /// A tick of the time or tokens/s axis: whole numbers with thousands separators ("50,000", never "5e+04"
+    /// beside "5000"), smaller ones with the decimals they need ("0.05").
     QString tickLabel(double value)
     {
-        return QString::number(value, 'g', 4);
+        if (value >= 1 || value <= 0)
+            return value == std::round(value) ? formatExact(static_cast<qint64>(std::llround(value)))
+                                              : QString::number(value, 'f', 1);
+        const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(value))) + 1, 1, 9);
+        QString text = QString::number(value, 'f', decimals);
+        while (text.endsWith(QLatin1Char('0')))
+            text.chop(1);
+        return text;
     }
 
 } // namespace
@@ -187,6 +196,9 @@ void SweepChartView::setSweep(
     if (!m_result) {
         c->setTitle(title.isEmpty() ? tr("No sweep yet") : title);
         m_serving = false;
+        // No ticks to read on an empty chart (its 0..1 range labelled "0 0 1 1 1").
+        m_axisX->setLabelsVisible(false);
+        m_axisY->setLabelsVisible(false);
         m_axisX->setRange(0, 1);
         for (const QString& label : m_axisY->categoriesLabels())
             m_axisY->remove(label);
@@ -194,6 +206,8 @@ void SweepChartView::setSweep(
         return;
     }
     const SweepResult& r = *m_result;
+    m_axisX->setLabelsVisible(true);
+    m_axisY->setLabelsVisible(true);
     c->setTitle(title);
     m_serving = r.serving;
     if (m_serving)

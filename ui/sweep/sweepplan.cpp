@@ -273,7 +273,9 @@ QString sweepFieldToolTip(SweepField field)
     case SweepField::Mfu:
         return QObject::tr("Model FLOPs utilization");
     case SweepField::Peak:
-        return QObject::tr("Peak memory of the fullest GPU");
+        return QObject::tr("Peak memory of the fullest GPU; for serving, at the generation's last token (the "
+                           "Overview's and Memory tab's peak is the programs' own, over the prefill and the first "
+                           "decode steps)");
     case SweepField::TokensPerGpu:
         return QObject::tr("Output tokens per second per GPU over the whole generation, prefill included: the "
                            "ranking key");
@@ -376,7 +378,8 @@ QString sweepServingTitle(SweepField field, const SweepServingUnits& units)
     case SweepField::Ttft:
         return withUnit(units.ttft);
     case SweepField::Peak: // short: the serving columns fit beside the chart on a 1366-pixel screen
-        return QObject::tr("Peak (%1)").arg(units.peak.name);
+        // At the last token, not the programs' peak; on two lines, as narrow as "Peak (GiB)" was beside the chart.
+        return QObject::tr("End peak\n(%1)").arg(units.peak.name);
     default:
         return sweepFieldTitle(field);
     }

@@ -33,6 +33,8 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 #include <cmath>
+#include <iterator>
+#include <map>
 
 namespace stagecraft {
 
@@ -524,6 +526,14 @@ void SweepView::updateColumns()
         if (const int column = m_rejectedModel->column(field); column >= 0)
             m_rejectedTree->setColumnHidden(column, hide);
     }
+    // Training: the figures a plan is ranked by come first, after the rank, so a table narrower than its columns
+    // scrolls the plan's keys out of sight, never the step time, MFU and peak. (The serving table's few columns
+    // fit beside the chart.)
+    const SweepField figures[] = { SweepField::StepTime, SweepField::Mfu, SweepField::Peak };
+    for (auto it = std::rbegin(figures); it != std::rend(figures) && !serving; ++it) {
+        if (const int column = m_model->column(*it); column >= 0)
+            m_table->horizontalHeader()->moveSection(m_table->horizontalHeader()->visualIndex(column), 1);
+    }
 
     m_reasonWidth = 0;
     if (serving) {
@@ -593,10 +603,13 @@ void SweepView::updateBanner()
 
 QString SweepView::summary() const
 {
-    if (!m_sweep)
-        return tr("No sweep yet.");
-    const SweepResult& r = *m_sweep;
+    return m_sweep ? summaryOf(*m_sweep, m_sweepDurationS) : tr("No sweep yet.");
+}
+
+QString SweepView::summaryOf(const SweepResult& r, double durationS)
+{
     qint64 oom = 0, invalid = 0, overLimit = 0, failed = 0;
+    std::map<std::string, qint64> failures; ///< why the estimate failed, and how often
     for (const SweepCandidate& c : r.rejected) {
         if (c.rejection == SweepRejection::OutOfMemory)
             ++oom;
@@ -604,8 +617,10 @@ QString SweepView::summary() const
             ++invalid;
         else if (c.rejection == SweepRejection::OverTpotLimit)
             ++overLimit;
-        else
+        else {
             ++failed;
+            ++failures[c.reason];
+        }
     }
     QString text;
     if (r.serving) {
@@ -621,11 +636,19 @@ QString SweepView::summary() const
                    .arg(countNoun(r.candidates, tr("plan"), tr("plans")),
                        formatExact(static_cast<qint64>(r.ranked.size())), formatExact(oom), formatExact(invalid));
     }
-    if (failed > 0)
-        text += tr(", %1 failed").arg(formatExact(failed));
-    const QString duration = m_sweepDurationS >= 1
-        ? tr("%1 s").arg(QString::number(m_sweepDurationS, 'f', 1))
-        : tr("%1 ms").arg(std::max<qint64>(1, qRound64(m_sweepDurationS * 1000)));
+    if (failed > 0) {
+        // Say why: the most common reason (the Rejected plans tab groups them all).
+        const auto common = std::max_element(
+            failures.begin(), failures.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+        QString why = QString::fromStdString(common->first);
+        if (why.size() > 90)
+            why = why.left(89) + QChar(0x2026);
+        text += common->second == failed ? tr(", %1 failed (%2)").arg(formatExact(failed), why)
+                                         : tr(", %1 failed (%2 of them: %3; the Rejected plans tab lists every reason)")
+                                               .arg(formatExact(failed), formatExact(common->second), why);
+    }
+    const QString duration = durationS >= 1 ? tr("%1 s").arg(QString::number(durationS, 'f', 1))
+                                            : tr("%1 ms").arg(std::max<qint64>(1, qRound64(durationS * 1000)));
     return text + QStringLiteral(" \u2014 ") + duration;
 }
 

@@ -126,6 +126,11 @@ private:
     void fail(const QString& message);
     QString summary() const;
 
+public:
+    /// The status line of sweep `r` that took `durationS`: plans, how many fit, why the others do not (a failed
+    /// estimate with its most common reason).
+    static QString summaryOf(const SweepResult& r, double durationS);
+
     std::optional<Config> m_config;
     std::optional<Config> m_baselineConfig;
     Config m_sweepConfig;

@@ -12,6 +12,7 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPolygonF>
 #include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
@@ -132,6 +133,8 @@ void TimelineChart::setTimeline(std::shared_ptr<const SynthesisResult> result, s
     m_result = std::move(result);
     m_data = data && data->ok ? std::move(data) : nullptr;
     m_class = std::clamp(m_class, 0, m_data ? std::max(0, static_cast<int>(m_data->classes.size()) - 1) : 0);
+    m_measure.reset();
+    setSearchText(m_search); // the matches of the new programs
     updateGeometry();
     fit();
 }
@@ -146,6 +149,125 @@ void TimelineChart::setMeasured(std::shared_ptr<const MeasuredOverlay> overlay)
 std::shared_ptr<const MeasuredOverlay> TimelineChart::measured() const
 {
     return m_measured;
+}
+
+void TimelineChart::setSearchText(const QString& text)
+{
+    m_search = text.trimmed();
+    m_matches.clear();
+    if (!m_search.isEmpty() && m_result) {
+        m_matches.resize(m_result->classes.size());
+        for (size_t c = 0; c < m_result->classes.size(); ++c) {
+            const ClassProgram& program = m_result->classes[c];
+            m_matches[c].resize(program.nodes.size(), 0);
+            for (size_t i = 0; i < program.nodes.size(); ++i)
+                m_matches[c][i] = QString::fromStdString(program.nodes[i].name).contains(m_search, Qt::CaseInsensitive);
+        }
+    }
+    update();
+}
+
+bool TimelineChart::matches(int classIndex, uint32_t node) const
+{
+    return classIndex >= 0 && static_cast<size_t>(classIndex) < m_matches.size()
+        && node < m_matches[static_cast<size_t>(classIndex)].size() && m_matches[static_cast<size_t>(classIndex)][node];
+}
+
+int TimelineChart::searchMatchCount() const
+{
+    if (!m_data || m_search.isEmpty() || static_cast<size_t>(m_class) >= m_data->classes.size())
+        return 0;
+    int count = 0;
+    const TimelineLanes& l = m_data->classes[static_cast<size_t>(m_class)];
+    for (const auto* v : { &l.compute, &l.communication })
+        for (const TimelineSpan& s : *v)
+            count += matches(m_class, s.node) ? 1 : 0;
+    return count;
+}
+
+bool TimelineChart::showNextMatch()
+{
+    if (!m_data || m_search.isEmpty() || static_cast<size_t>(m_class) >= m_data->classes.size())
+        return false;
+    const TimelineLanes& l = m_data->classes[static_cast<size_t>(m_class)];
+    const double centre = m_axis.startS + m_axis.spanS / 2;
+    const TimelineSpan* first = nullptr;
+    const TimelineSpan* next = nullptr;
+    for (const auto* v : { &l.compute, &l.communication })
+        for (const TimelineSpan& s : *v) {
+            if (!matches(m_class, s.node))
+                continue;
+            if (!first || s.startS < first->startS)
+                first = &s;
+            const double mid = (s.startS + s.endS) / 2;
+            if (mid > centre + m_axis.pixelS() && (!next || s.startS < next->startS))
+                next = &s;
+        }
+    const TimelineSpan* chosen = next ? next : first;
+    if (!chosen)
+        return false;
+    const double width = chosen->endS - chosen->startS;
+    // Keep the zoom unless the bar would be thinner than 8 pixels.
+    const double span = width > 0 && width / m_axis.pixelS() < 8 ? width * plotRect().width() / 40 : m_axis.spanS;
+    setVisibleRange((chosen->startS + chosen->endS) / 2 - span / 2, span);
+    return true;
+}
+
+std::optional<std::pair<double, double>> TimelineChart::measuredRange() const
+{
+    return m_measure;
+}
+
+void TimelineChart::setMeasuredRange(double startS, double endS)
+{
+    m_measure = std::pair { std::min(startS, endS), std::max(startS, endS) };
+    update();
+}
+
+void TimelineChart::clearMeasuredRange()
+{
+    m_measure.reset();
+    update();
+}
+
+std::vector<TimelineChart::Arrow> TimelineChart::sendArrows() const
+{
+    std::vector<Arrow> out;
+    if (!m_data || !m_result || m_data->classes.size() < 2)
+        return out;
+    std::vector<const Lane*> stageLane(m_data->classes.size(), nullptr);
+    const std::vector<Lane> all = lanes();
+    for (const Lane& lane : all)
+        if (lane.kind == LaneKind::Stage && static_cast<size_t>(lane.classIndex) < stageLane.size())
+            stageLane[static_cast<size_t>(lane.classIndex)] = &lane;
+    // Class of each pipeline stage (a send names its peer by stage).
+    std::vector<int> classOfStage(m_result->classes.size() + 1, -1);
+    for (size_t c = 0; c < m_result->classes.size(); ++c) {
+        const auto stage = static_cast<size_t>(std::max(0, m_result->classes[c].stage));
+        if (stage >= classOfStage.size())
+            classOfStage.resize(stage + 1, -1);
+        classOfStage[stage] = static_cast<int>(c);
+    }
+    const double t0 = m_axis.startS, t1 = m_axis.endS();
+    for (size_t c = 0; c < m_data->classes.size() && c < m_result->classes.size(); ++c) {
+        const std::vector<TimelineSpan>& v = m_data->classes[c].communication;
+        auto it = std::lower_bound(v.begin(), v.end(), t0, [](const TimelineSpan& s, double t) { return s.endS < t; });
+        for (; it != v.end() && it->startS <= t1; ++it) {
+            if (it->style != TimelineBarStyle::Send)
+                continue;
+            const ProgramNode& node = m_result->classes[c].nodes[it->node];
+            const int peer = node.peerStage >= 0 && static_cast<size_t>(node.peerStage) < classOfStage.size()
+                ? classOfStage[static_cast<size_t>(node.peerStage)]
+                : -1;
+            if (peer < 0 || !stageLane[c] || !stageLane[static_cast<size_t>(peer)])
+                continue;
+            if (out.size() >= kMaxArrows)
+                return {};
+            out.push_back({ QPointF(m_axis.x(it->startS), stageLane[c]->rect.center().y()),
+                QPointF(m_axis.x(it->endS), stageLane[static_cast<size_t>(peer)]->rect.center().y()) });
+        }
+    }
+    return out;
 }
 
 void TimelineChart::setCurrentClass(int classIndex)
@@ -417,6 +539,13 @@ void TimelineChart::mousePressEvent(QMouseEvent* event)
 {
     if (event->button() != Qt::LeftButton)
         return QWidget::mousePressEvent(event);
+    if (event->modifiers() & Qt::ShiftModifier && m_data) {
+        // Shift+drag: measure a range.
+        m_measuring = true;
+        m_measureAnchorS = m_axis.time(event->position().x());
+        setMeasuredRange(m_measureAnchorS, m_measureAnchorS);
+        return;
+    }
     m_pressed = true;
     m_dragged = false;
     m_pressPos = event->position();
@@ -425,6 +554,10 @@ void TimelineChart::mousePressEvent(QMouseEvent* event)
 
 void TimelineChart::mouseMoveEvent(QMouseEvent* event)
 {
+    if (m_measuring) {
+        setMeasuredRange(m_measureAnchorS, m_axis.time(event->position().x()));
+        return;
+    }
     if (!m_pressed || !m_data)
         return QWidget::mouseMoveEvent(event);
     const double dx = event->position().x() - m_pressPos.x();
@@ -440,6 +573,12 @@ void TimelineChart::mouseMoveEvent(QMouseEvent* event)
 
 void TimelineChart::mouseReleaseEvent(QMouseEvent* event)
 {
+    if (m_measuring && event->button() == Qt::LeftButton) {
+        m_measuring = false;
+        if (m_measure && std::abs(m_axis.x(m_measure->second) - m_axis.x(m_measure->first)) < 2)
+            clearMeasuredRange(); // a Shift+click, not a range
+        return;
+    }
     if (event->button() != Qt::LeftButton || !m_pressed)
         return QWidget::mouseReleaseEvent(event);
     m_pressed = false;
@@ -481,6 +620,11 @@ void TimelineChart::keyPressEvent(QKeyEvent* event)
     case Qt::Key_Home:
     case Qt::Key_0:
         fit();
+        return;
+    case Qt::Key_Escape:
+        if (!m_measure)
+            return QWidget::keyPressEvent(event);
+        clearMeasuredRange();
         return;
     default:
         return QWidget::keyPressEvent(event);
@@ -537,6 +681,21 @@ void TimelineChart::paintEvent(QPaintEvent*)
 
     for (const Lane& lane : all)
         paintLane(p, lane);
+    paintOverlays(p, all);
+    // Serving: where the prefill ends, every sequence has its first token (the decode steps follow).
+    if (m_data->serving && m_data->serving->ttftS > 0) {
+        const double x = m_axis.x(m_data->serving->ttftS);
+        if (x >= plot.left() && x <= plot.right()) {
+            const QColor color(0x1c, 0x5f, 0x9e);
+            p.setPen(QPen(color, 1, Qt::DashLine));
+            p.drawLine(QPointF(x, all.front().rect.top()), QPointF(x, all.back().rect.bottom()));
+            p.setPen(color);
+            const QString label = tr("first token %1").arg(formatDuration(m_data->serving->ttftS));
+            const double w = fm.horizontalAdvance(label) + 4;
+            p.drawText(QRectF(x - w - 2, all.back().rect.bottom() + 2, w, fm.height() + 2),
+                Qt::AlignRight | Qt::AlignTop, label);
+        }
+    }
 
     // The end of the iteration, labelled in the first caption row where the caption leaves room.
     const double endX = m_axis.x(m_data->totalS);
@@ -545,7 +704,9 @@ void TimelineChart::paintEvent(QPaintEvent*)
         p.setPen(QPen(endColor, 1, Qt::DashLine));
         p.drawLine(QPointF(endX, plot.top()), QPointF(endX, all.back().rect.bottom()));
         // A compressed result draws its kept micro-batches only: their end is not the iteration's.
-        const QString text = m_data->keptMicroBatches > 0
+        // Serving has no iteration: the lanes end with the programs' last decode step.
+        const QString text = m_data->serving ? tr("last decode step ends %1").arg(formatDuration(m_data->totalS))
+            : m_data->keptMicroBatches > 0
             ? tr("end of micro-batch %1: %2").arg(formatExact(m_data->keptMicroBatches), formatDuration(m_data->totalS))
             : tr("iteration end %1").arg(formatDuration(m_data->totalS));
         const double textWidth = fm.horizontalAdvance(text);
@@ -561,6 +722,49 @@ void TimelineChart::paintEvent(QPaintEvent*)
         else if (rightOf + textWidth < plot.right())
             p.drawText(QRectF(rightOf, captionRow.top(), textWidth, captionRow.height()),
                 Qt::AlignLeft | Qt::AlignBottom, text);
+    }
+}
+
+void TimelineChart::paintOverlays(QPainter& p, const std::vector<Lane>& all)
+{
+    // Pipeline sends: an arrow from the sender's stage lane to the receiver's.
+    const std::vector<Arrow> arrows = sendArrows();
+    if (!arrows.empty()) {
+        p.save();
+        p.setRenderHint(QPainter::Antialiasing);
+        const QColor arrowColor(0x2f, 0x7a, 0x2a, 200);
+        p.setPen(QPen(arrowColor, 1.2));
+        p.setBrush(arrowColor);
+        for (const Arrow& a : arrows) {
+            p.drawLine(a.from, a.to);
+            const QPointF d = a.to - a.from;
+            const double length = std::hypot(d.x(), d.y());
+            if (length < 6)
+                continue;
+            const QPointF u = d / length, n(-u.y(), u.x());
+            p.drawPolygon(QPolygonF { a.to, a.to - 6 * u + 3 * n, a.to - 6 * u - 3 * n });
+        }
+        p.restore();
+    }
+    // The measured range: a band over every lane with its length.
+    if (m_measure && !all.empty()) {
+        const double x0 = m_axis.x(m_measure->first), x1 = m_axis.x(m_measure->second);
+        const QRectF plot = plotRect();
+        const QRectF band(QPointF(std::max(x0, plot.left()), plot.top()),
+            QPointF(std::min(x1, plot.right()), all.back().rect.bottom()));
+        if (band.width() > 0) {
+            p.fillRect(band, QColor(0xff, 0xc1, 0x07, 60));
+            p.setPen(QPen(QColor(0xb2, 0x6a, 0x00), 1));
+            p.drawLine(QPointF(x0, band.top()), QPointF(x0, band.bottom()));
+            p.drawLine(QPointF(x1, band.top()), QPointF(x1, band.bottom()));
+            const QString text = tr("\u0394 %1").arg(formatDuration(m_measure->second - m_measure->first));
+            const QFontMetricsF fm(p.font());
+            const double w = fm.horizontalAdvance(text) + 8;
+            const QRectF label(
+                std::clamp((x0 + x1) / 2 - w / 2, plot.left(), plot.right() - w), band.top() + 2, w, fm.height() + 2);
+            p.fillRect(label, QColor(0xff, 0xf4, 0xd6));
+            p.drawText(label, Qt::AlignCenter, text);
+        }
     }
 }
 
@@ -640,7 +844,31 @@ void TimelineChart::paintLane(QPainter& p, const Lane& lane)
     p.setClipRect(lane.rect);
     const bool measured = lane.kind == LaneKind::MeasuredCompute || lane.kind == LaneKind::MeasuredCommunication;
     paintSpans(p, spans(lane), lane.rect, overview || measured ? -1 : lane.classIndex);
+    paintMatches(p, lane);
     p.restore();
+}
+
+void TimelineChart::paintMatches(QPainter& p, const Lane& lane)
+{
+    if (m_search.isEmpty())
+        return;
+    const std::vector<TimelineSpan>& v = spans(lane);
+    const double t1 = m_axis.time(lane.rect.right());
+    auto it = std::lower_bound(
+        v.begin(), v.end(), m_axis.time(lane.rect.left()), [](const TimelineSpan& s, double t) { return s.endS < t; });
+    p.setPen(QPen(QColor(0xe6, 0x5c, 0x00), 2));
+    p.setBrush(Qt::NoBrush);
+    double lastX = -1;
+    for (; it != v.end() && it->startS <= t1; ++it) {
+        if (!matches(lane.classIndex, it->node))
+            continue;
+        const double x0 = m_axis.x(it->startS);
+        if (x0 < lastX + 1)
+            continue; // one outline per pixel column
+        const double w = std::max(3.0, m_axis.x(it->endS) - x0);
+        p.drawRect(QRectF(x0, lane.rect.top() + 1, w, lane.rect.height() - 2));
+        lastX = x0;
+    }
 }
 
 void TimelineChart::paintSpans(QPainter& p, const std::vector<TimelineSpan>& v, const QRectF& rect, int namesOf)

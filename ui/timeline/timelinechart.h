@@ -78,6 +78,28 @@ public:
     /// The tooltip at `pos` (rich text), empty where there is no bar.
     QString tooltipAt(const QPointF& pos) const;
 
+    /// Find: the bars whose node name contains `text` (case-insensitive) are outlined in every lane; "" clears.
+    void setSearchText(const QString& text);
+    /// Bars of the shown class (both streams) whose node matches the search.
+    int searchMatchCount() const;
+    /// Centres the next match of the shown class after the middle of the view (wrapping), zooming in when it is
+    /// thinner than a few pixels. False when nothing matches.
+    bool showNextMatch();
+    /// Shift+drag measures a time range, drawn as a band labelled with its length; Esc clears it.
+    std::optional<std::pair<double, double>> measuredRange() const;
+    void setMeasuredRange(double startS, double endS);
+    void clearMeasuredRange();
+    /// A pipeline send drawn as an arrow on the stage overview: from its start on the sending stage's lane to its
+    /// end on the receiving stage's lane.
+    struct Arrow
+    {
+        QPointF from;
+        QPointF to;
+    };
+    /// The arrows of the sends visible in the view; none when more than kMaxArrows are (zoom in to see them).
+    std::vector<Arrow> sendArrows() const;
+    static constexpr size_t kMaxArrows = 400;
+
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
@@ -105,6 +127,11 @@ private:
     void paintLane(QPainter& p, const Lane& lane);
     /// Draws the visible part of `spans` into `rect`; wide bars get the node names of class `namesOf` (-1: none).
     void paintSpans(QPainter& p, const std::vector<TimelineSpan>& spans, const QRectF& rect, int namesOf);
+    /// Outlines the search's matches among the visible spans of `lane`.
+    void paintMatches(QPainter& p, const Lane& lane);
+    /// The send arrows and the measured range, over the lanes.
+    void paintOverlays(QPainter& p, const std::vector<Lane>& all);
+    bool matches(int classIndex, uint32_t node) const;
 
     std::shared_ptr<const SynthesisResult> m_result;
     std::shared_ptr<const TimelineData> m_data;
@@ -116,6 +143,11 @@ private:
     TimeAxis m_pressAxis;
     bool m_pressed = false;
     bool m_dragged = false;
+    QString m_search;
+    std::vector<std::vector<char>> m_matches; ///< per class and node: its name matches m_search
+    std::optional<std::pair<double, double>> m_measure;
+    bool m_measuring = false;
+    double m_measureAnchorS = 0; ///< where the Shift+drag started
 };
 
 } // namespace stagecraft

@@ -61,7 +61,16 @@ TimelineData buildTimelineData(const SynthesisResult& result)
     TimelineData data;
     std::string error;
     const std::optional<GpuSpec> gpu = gpuForConfig(result.config, error);
-    if (!gpu || !estimateStep(result, *gpu, EstimateOptions {}, data.estimate, error, &data.schedule)) {
+    if (gpu && isInference(result.config)) {
+        // Serving: the programs' prefill and decode steps, timed by the serving estimate's schedule.
+        ServingEstimate serving;
+        if (!estimateServing(result, *gpu, EstimateOptions {}, serving, error, &data.schedule)) {
+            data.error = QString::fromStdString(error);
+            return data;
+        }
+        data.estimate.gpu = serving.gpu;
+        data.serving = std::move(serving);
+    } else if (!gpu || !estimateStep(result, *gpu, EstimateOptions {}, data.estimate, error, &data.schedule)) {
         data.error = QString::fromStdString(error);
         return data;
     }

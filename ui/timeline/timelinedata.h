@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
 
 #include <QString>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace stagecraft {
@@ -57,7 +59,10 @@ struct TimelineData
 {
     bool ok = false;
     QString error; ///< why there is no estimate (unknown GPU, no peak for the precision, deadlock...)
-    StepEstimate estimate;
+    StepEstimate estimate; ///< a training result's; for a serving result only `gpu` is set
+    /// A serving result's estimate (time to first token, time per output token); the lanes are its programs' prefill
+    /// and decode steps.
+    std::optional<ServingEstimate> serving;
     EstimateSchedule schedule;
     std::vector<TimelineLanes> classes; ///< index = class (pipeline stage)
     double totalS = 0; ///< the latest end of any node: the iteration time (of the kept micro-batches when compressed)

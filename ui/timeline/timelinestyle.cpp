@@ -51,6 +51,9 @@ namespace {
 
 QColor TimelineStyle::fillColor(TimelineBarStyle style)
 {
+    // Recompute is a forward run again: its own teal, apart from the forward's light and the backward's dark blue.
+    if (style == TimelineBarStyle::Recompute)
+        return QColor(0xb4, 0xe4, 0xdc);
     const QColor fill = GraphStyle::fillColor(graphNode(style));
     // The weight gradients: the backward's hue, darker, so that a split backward's B and W read apart.
     return style == TimelineBarStyle::WeightGradient ? mix(fill, GraphStyle::borderColor(graphNode(style)), 0.55)
@@ -64,13 +67,15 @@ QColor TimelineStyle::hiddenFillColor(TimelineBarStyle style)
 
 QColor TimelineStyle::borderColor(TimelineBarStyle style)
 {
+    if (style == TimelineBarStyle::Recompute)
+        return QColor(0x1c, 0x7c, 0x70);
     return GraphStyle::borderColor(graphNode(style));
 }
 
 QColor TimelineStyle::solidColor(TimelineBarStyle style)
 {
     // Recompute shares the forward fill (the Graph view hatches it); solid, it needs its own shade.
-    return mix(fillColor(style), borderColor(style), style == TimelineBarStyle::Recompute ? 0.65 : 0.35);
+    return mix(fillColor(style), borderColor(style), 0.35);
 }
 
 QString TimelineStyle::name(TimelineBarStyle style)

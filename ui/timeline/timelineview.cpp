@@ -16,8 +16,10 @@
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QShortcut>
 #include <QVBoxLayout>
 #include <stdexcept>
 
@@ -53,8 +55,9 @@ namespace {
     QString hintText(bool measured)
     {
         QString text = QCoreApplication::translate("TimelineView",
-            "Wheel: zoom around the mouse \u00b7 drag: pan \u00b7 double-click or Fit: whole iteration \u00b7 hover "
-            "a bar for its node \u00b7 bars thinner than a pixel are merged");
+            "Wheel: zoom around the mouse \u00b7 drag: pan \u00b7 Shift+drag: measure (Esc clears) \u00b7 "
+            "double-click or Fit: whole iteration \u00b7 hover a bar for its node \u00b7 green arrows: pipeline "
+            "sends between stages \u00b7 bars thinner than a pixel are merged");
         if (measured)
             text += QLatin1Char('\n')
                 + QCoreApplication::translate("TimelineView",
@@ -108,6 +111,30 @@ TimelineView::TimelineView(QWidget* parent)
     controls->addWidget(m_rankSpin);
     controls->addWidget(m_rankClassLabel);
     controls->addStretch(1);
+    m_findEdit = new QLineEdit(this);
+    m_findEdit->setObjectName(QStringLiteral("timelineFind"));
+    m_findEdit->setPlaceholderText(tr("Find (Ctrl+F)"));
+    m_findEdit->setClearButtonEnabled(true);
+    m_findEdit->setToolTip(tr("Outlines the bars whose node name contains the text; Return shows the next one"));
+    m_findEdit->setMaximumWidth(180);
+    m_findLabel = new QLabel(this);
+    m_findLabel->setStyleSheet(QStringLiteral("QLabel { color: #4a505a; }"));
+    controls->addWidget(m_findEdit);
+    controls->addWidget(m_findLabel);
+    connect(m_findEdit, &QLineEdit::textChanged, this, [this](const QString& text) {
+        m_chart->setSearchText(text);
+        const int count = m_chart->searchMatchCount();
+        m_findLabel->setText(text.trimmed().isEmpty() ? QString()
+                : count == 0                          ? tr("no match in stage %1").arg(m_class)
+                                                      : tr("%1 in stage %2").arg(formatExact(count)).arg(m_class));
+    });
+    connect(m_findEdit, &QLineEdit::returnPressed, m_chart, &TimelineChart::showNextMatch);
+    auto* findShortcut = new QShortcut(QKeySequence::Find, this);
+    findShortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(findShortcut, &QShortcut::activated, this, [this] {
+        m_findEdit->setFocus(Qt::ShortcutFocusReason);
+        m_findEdit->selectAll();
+    });
     m_fitButton->setToolTip(tr("Show the whole iteration (double-click the chart does the same)"));
     controls->addWidget(m_fitButton);
     m_exportButton->setToolTip(tr("Save the schedule of every stage as Chrome trace JSON, which Perfetto and "
@@ -394,7 +421,9 @@ void TimelineView::applyTimeline(
     const bool ok = m_data && m_data->ok;
     if (!ok) {
         m_message->setText(
-            tr("No timeline: the step-time estimate failed.\n%1").arg(m_data ? m_data->error : tr("no estimate")));
+            (m_result && isInference(m_result->config) ? tr("No timeline: the serving estimate failed.\n%1")
+                                                       : tr("No timeline: the step-time estimate failed.\n%1"))
+                .arg(m_data ? m_data->error : tr("no estimate")));
     }
     m_message->setVisible(!ok);
     m_card->setVisible(ok);
@@ -413,6 +442,28 @@ void TimelineView::applyTimeline(
 
 void TimelineView::updateSummary()
 {
+    if (m_result && m_data && m_data->ok && m_data->serving) {
+        // Serving: what the lanes show is the programs' prefill and their first decode steps.
+        const ServingEstimate& e = *m_data->serving;
+        const InferenceConfig& in = m_dataResult->config.inference;
+        const qint64 steps = decodeSteps(in);
+        QStringList parts;
+        if (runsPrefill(in))
+            parts << tr("prefill of %1 prompts: time to first token %2")
+                         .arg(formatExact(e.batch), formatDuration(e.ttftS));
+        if (runsDecode(in))
+            parts << tr("%1 (one token per sequence each): time per output token %2 (first %3, last %4 of %5)")
+                         .arg(countNoun(steps, tr("decode step"), tr("decode steps")), formatDuration(e.tpotS),
+                             formatDuration(e.tpotFirstS), formatDuration(e.tpotLastS),
+                             formatExact(std::max<qint64>(0, in.outputTokens - 1)));
+        m_summary->setText(tr("<b>Serving</b> on %1: the lanes end at %2 · %3 &nbsp;&mdash;&nbsp; <b>plan</b>: "
+                              "the whole generation %4, %5 tokens/s per GPU")
+                               .arg(QString::fromStdString(e.gpu).toHtmlEscaped(), formatDuration(m_data->totalS),
+                                   parts.join(QStringLiteral(" · ")), formatDuration(e.generationTimeS),
+                                   QString::number(e.tokensPerSPerGpu, 'f', 0)));
+        m_summary->setVisible(true);
+        return;
+    }
     if (!m_result || !m_data || !m_data->ok || static_cast<size_t>(m_class) >= m_data->estimate.classes.size()) {
         m_summary->clear();
         m_summary->setVisible(false);

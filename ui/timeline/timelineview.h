@@ -11,6 +11,7 @@
 class QComboBox;
 class QFrame;
 class QLabel;
+class QLineEdit;
 class QPushButton;
 
 namespace stagecraft {
@@ -94,6 +95,8 @@ private:
     Int64SpinBox* m_rankSpin;
     QLabel* m_rankClassLabel;
     QPushButton* m_fitButton;
+    QLineEdit* m_findEdit = nullptr; ///< Find: outlines the matching bars, Return shows the next
+    QLabel* m_findLabel = nullptr;
     QPushButton* m_exportButton;
     QPushButton* m_overlayButton;
     QPushButton* m_clearOverlayButton;

@@ -16,6 +16,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListView>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
@@ -23,6 +24,7 @@
 #include <QTabWidget>
 #include <QTextBlock>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -102,7 +104,10 @@ ConfigEditor::ConfigEditor(ConfigDocument* document, QWidget* parent)
     yamlLayout->addWidget(m_yamlEdit, 1);
     yamlLayout->addLayout(yamlButtons);
     connect(m_applyButton, &QPushButton::clicked, this, &ConfigEditor::applyYaml);
-    connect(m_revertButton, &QPushButton::clicked, this, &ConfigEditor::onConfigChanged);
+    connect(m_revertButton, &QPushButton::clicked, this, [this] {
+        onConfigChanged();
+        Q_EMIT textReverted();
+    });
     auto* applyShortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), m_yamlEdit);
     applyShortcut->setContext(Qt::WidgetShortcut);
     connect(applyShortcut, &QShortcut::activated, this, &ConfigEditor::applyYaml);
@@ -129,9 +134,22 @@ ConfigEditor::ConfigEditor(ConfigDocument* document, QWidget* parent)
     m_problemsView->setMaximumHeight(140);
     m_problemsView->setVisible(false);
 
+    // The preset's source and the citation of its plan (the comment at the top of its file).
+    m_sourceButton = new QToolButton(this);
+    m_sourceButton->setObjectName(QStringLiteral("presetSourceButton"));
+    m_sourceButton->setText(tr("Source"));
+    m_sourceButton->setAutoRaise(true);
+    connect(m_sourceButton, &QToolButton::clicked, this, [this] {
+        const std::string name = m_document->config().name;
+        QMessageBox box(QMessageBox::Information, tr("Preset %1").arg(QString::fromStdString(name)),
+            QString::fromStdString(presetDescription(name)), QMessageBox::Close, this);
+        box.setTextInteractionFlags(Qt::TextSelectableByMouse);
+        box.exec();
+    });
     auto* presetRow = new QHBoxLayout;
     presetRow->addWidget(presetLabel);
     presetRow->addWidget(m_presetCombo, 1);
+    presetRow->addWidget(m_sourceButton);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
     layout->setSpacing(6);
@@ -184,6 +202,17 @@ bool ConfigEditor::hasTextErrors() const
     });
 }
 
+bool ConfigEditor::hasEditedText() const
+{
+    return m_yamlDirty && m_yamlEdit->document()->isModified();
+}
+
+bool ConfigEditor::textLoads() const
+{
+    return loadConfigText(m_yamlEdit->toPlainText().toStdString(), m_document->diagnosticFileName().toStdString())
+        .config.has_value();
+}
+
 void ConfigEditor::onConfigChanged()
 {
     const Config& config = m_document->config();
@@ -217,6 +246,7 @@ void ConfigEditor::setYamlText(const QString& text)
     const int column = cursor.positionInBlock();
     m_settingText = true;
     m_yamlEdit->setPlainText(text);
+    m_yamlEdit->document()->setModified(false);
     m_settingText = false;
     const QTextBlock block = m_yamlEdit->document()->findBlockByNumber(line);
     if (block.isValid()) {
@@ -278,6 +308,7 @@ void ConfigEditor::showInvalidText(const QString& yamlText, const QList<Diagnost
 {
     m_settingText = true;
     m_yamlEdit->setPlainText(yamlText);
+    m_yamlEdit->document()->setModified(false); // the file as it is: nothing typed yet
     m_settingText = false;
     m_yamlDirty = true;
     m_textDiagnostics = diagnostics;
@@ -385,6 +416,11 @@ void ConfigEditor::updatePresetCombo()
 {
     const QSignalBlocker blocker(m_presetCombo);
     m_presetCombo->setCurrentIndex(m_presetCombo->findData(QString::fromStdString(m_document->config().name)));
+    const QString source = QString::fromStdString(presetDescription(m_document->config().name));
+    m_sourceButton->setEnabled(!source.isEmpty());
+    m_sourceButton->setToolTip(source.isEmpty()
+            ? tr("No preset source: this configuration is not named after a built-in preset")
+            : QStringLiteral("<p style=\"white-space:pre-wrap\">%1</p>").arg(source.toHtmlEscaped()));
 }
 
 void ConfigEditor::onPresetActivated(int index)

@@ -14,6 +14,7 @@ class QPlainTextEdit;
 class QPushButton;
 class QTabWidget;
 class QTimer;
+class QToolButton;
 
 namespace stagecraft {
 
@@ -45,6 +46,11 @@ public:
     bool hasUnappliedText() const;
     /// True while the YAML tab holds unapplied text with errors (e.g. a file that did not load).
     bool hasTextErrors() const;
+    /// True while the YAML tab holds unapplied text the user has typed (not only a file with errors as it was
+    /// opened): closing it loses work.
+    bool hasEditedText() const;
+    /// Whether the YAML tab's text loads as a config now (not after the check's debounce).
+    bool textLoads() const;
     /// Parses the YAML tab and, when it has no errors, applies it as one undoable edit. Returns whether it did.
     bool applyYaml();
     /// Shows the YAML tab with the cursor at 1-based `line` and `column`.
@@ -57,6 +63,8 @@ public:
 Q_SIGNALS:
     /// A short status text for the main window (e.g. why Apply did nothing).
     void statusMessage(const QString& message);
+    /// Revert discarded unapplied text: the editor shows the document's config again.
+    void textReverted();
 
 private:
     void onConfigChanged();
@@ -75,6 +83,7 @@ private:
     ConfigDocument* m_document;
     ConfigForm* m_form;
     QComboBox* m_presetCombo;
+    QToolButton* m_sourceButton = nullptr;
     QLabel* m_worldLabel;
     QTabWidget* m_tabs;
     QPlainTextEdit* m_yamlEdit;

@@ -4,6 +4,7 @@
 #include "config/clusterpresets.h"
 #include "config/configloader.h"
 #include "config/configvalidator.h"
+#include "config/workloadswitch.h"
 #include "estimate/gpuspec.h"
 #include "widgets/int64spinbox.h"
 
@@ -12,8 +13,12 @@
 #include <QDoubleValidator>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QStyle>
@@ -64,7 +69,26 @@ namespace {
         std::function<QString(const Config&)> getText;
         std::function<void(Config&, const QString&)> setText;
         double decimalMaximum = 0; ///< Text edited as a decimal: its largest value (0: not a decimal)
+        /// What the field shows while its value is 0 and 0 means "automatic": the value in force ("auto (4)").
+        std::function<QString(const Config&)> automatic;
     };
+
+    /// `spec`, showing `inForce(config)` as "auto (…)" while its value is 0.
+    FieldSpec automaticAt0(FieldSpec spec, std::function<QString(const Config&)> inForce)
+    {
+        spec.automatic = [inForce = std::move(inForce)](
+                             const Config& c) { return QObject::tr("auto (%1)").arg(inForce(c)); };
+        return spec;
+    }
+
+    /// The in-force figure of a GPU-preset efficiency (`member` of the preset of cluster.gpu).
+    std::function<QString(const Config&)> gpuFigure(double GpuSpec::*member)
+    {
+        return [member](const Config& c) {
+            const std::optional<GpuSpec> gpu = gpuPreset(c.cluster.gpu);
+            return gpu ? QString::number((*gpu).*member, 'g', 3) : QObject::tr("the GPU preset's");
+        };
+    }
 
     /// A field bound to `(config.*section).*member`.
     template <typename Section, typename T>
@@ -153,6 +177,10 @@ namespace {
         spec.decimalMaximum = range.maximum;
         spec.getText = [member](const Config& c) { return QString::number(c.cluster.*member, 'g', 6); };
         spec.setText = [member, range](Config& c, const QString& text) {
+            if (text.trimmed().isEmpty() && range.zeroAllowed) {
+                c.cluster.*member = 0; // an empty field: automatic
+                return;
+            }
             bool ok = false;
             const double value = text.trimmed().toDouble(&ok);
             if (ok && std::isfinite(value) && (range.zeroAllowed ? value >= 0 : value > 0) && value <= range.maximum)
@@ -183,16 +211,19 @@ namespace {
         kind.kind = FieldKind::Choice;
         kind.choices = enumChoices<Workload, 2>();
         kind.get = [](const Config& c) { return static_cast<qint64>(c.workload); };
-        kind.set = [](Config& c, qint64 v) { c.workload = static_cast<Workload>(v); };
+        // A batch the other workload accepts comes with the switch (switchWorkload), in the same undo step.
+        kind.set = [](Config& c, qint64 v) { c = switchWorkload(c, static_cast<Workload>(v)); };
         workload.fields.push_back(std::move(kind));
         workload.fields.push_back(
             inferenceOnly(doubling(bound(QStringLiteral("inference.batch"), QObject::tr("Concurrent sequences"),
                 QObject::tr("Sequences served at once over all data-parallel replicas"), &C::inference,
                 &InferenceConfig::batch))));
-        workload.fields.push_back(inferenceOnly(integer(
-            bound(QStringLiteral("inference.prompt_tokens"), QObject::tr("Prompt tokens"),
-                QObject::tr("Tokens of each prompt; 0 = model.seq_len"), &C::inference, &InferenceConfig::promptTokens),
-            0, kMaxSize, 128)));
+        workload.fields.push_back(inferenceOnly(
+            automaticAt0(integer(bound(QStringLiteral("inference.prompt_tokens"), QObject::tr("Prompt tokens"),
+                                     QObject::tr("Tokens of each prompt; 0 = model.seq_len"), &C::inference,
+                                     &InferenceConfig::promptTokens),
+                             0, kMaxSize, 128),
+                [](const Config& c) { return QString::number(promptTokens(c)); })));
         workload.fields.push_back(
             inferenceOnly(integer(bound(QStringLiteral("inference.output_tokens"), QObject::tr("Output tokens"),
                                       QObject::tr("Tokens generated per sequence (the first by "
@@ -203,12 +234,13 @@ namespace {
             QObject::tr("Phases"),
             QObject::tr("prefill, decode (against a resident cache of the prompt) or both, as the programs hold them"),
             &C::inference, &InferenceConfig::phases))));
-        workload.fields.push_back(
-            inferenceOnly(integer(bound(QStringLiteral("inference.decode_steps"), QObject::tr("Decode steps"),
-                                      QObject::tr("Decode steps written to the programs; 0 = "
-                                                  "min(4, output tokens - 1)"),
-                                      &C::inference, &InferenceConfig::decodeSteps),
-                0, 1 << 20, 1)));
+        workload.fields.push_back(inferenceOnly(
+            automaticAt0(integer(bound(QStringLiteral("inference.decode_steps"), QObject::tr("Decode steps"),
+                                     QObject::tr("Decode steps written to the programs; 0 (auto) = "
+                                                 "min(4, output tokens - 1)"),
+                                     &C::inference, &InferenceConfig::decodeSteps),
+                             0, 1 << 20, 1),
+                [](const Config& c) { return QString::number(decodeSteps(c.inference)); })));
         workload.fields.push_back(
             inferenceOnly(choice<KvCacheDtype, 2>(bound(QStringLiteral("inference.kv_cache_dtype"),
                 QObject::tr("KV cache dtype"), QObject::tr("Element type of the cached keys and values"), &C::inference,
@@ -270,10 +302,12 @@ namespace {
             QObject::tr("flash: fused, keeps output and log-sum-exp, recomputes the scores in backward; eager: keeps "
                         "the S\u00d7S scores"),
             &C::model, &ModelConfig::attention)));
-        model.fields.push_back(integer(
-            bound(QStringLiteral("model.head_dim"), QObject::tr("Head size"),
-                QObject::tr("Size of each query/key/value head; 0 = hidden / heads"), &C::model, &ModelConfig::headDim),
-            0, 1 << 20, 16));
+        model.fields.push_back(
+            automaticAt0(integer(bound(QStringLiteral("model.head_dim"), QObject::tr("Head size"),
+                                     QObject::tr("Size of each query/key/value head; 0 = hidden / heads"), &C::model,
+                                     &ModelConfig::headDim),
+                             0, 1 << 20, 16),
+                [](const Config& c) { return QString::number(qkHeadDim(c.model)); }));
         model.fields.push_back(bound(QStringLiteral("model.qk_norm"), QObject::tr("QK norm"),
             QObject::tr("RMSNorm over each query and key head before RoPE (Qwen3)"), &C::model, &ModelConfig::qkNorm));
         model.fields.push_back(bound(QStringLiteral("model.qkv_bias"), QObject::tr("QKV bias"),
@@ -410,12 +444,13 @@ namespace {
             c.parallelism.pipelineLayout = text.trimmed().toStdString();
         };
         parallelism.fields.push_back(trainingOnly(std::move(layout)));
-        parallelism.fields.push_back(trainingOnly(
+        parallelism.fields.push_back(trainingOnly(automaticAt0(
             integer(bound(QStringLiteral("parallelism.microbatch_group_size"), QObject::tr("Micro-batch group"),
                         QObject::tr("Interleaved: micro-batches through one virtual stage before the next "
-                                    "(--microbatch-group-size-per-virtual-pipeline-stage); 0 = automatic"),
+                                    "(--microbatch-group-size-per-virtual-pipeline-stage); 0 = automatic (pp)"),
                         &C::parallelism, &ParallelismConfig::microBatchGroupSize),
-                0, kMaxSize, 1)));
+                0, kMaxSize, 1),
+            [](const Config& c) { return QString::number(c.parallelism.pp); })));
         parallelism.fields.push_back(moe(trainingOnly(bound(
             QStringLiteral("parallelism.overlap_moe_expert_parallel_comm"), QObject::tr("Overlap expert all-to-all"),
             QObject::tr("One micro-batch's expert dispatch/combine under another's compute "
@@ -511,16 +546,23 @@ namespace {
         cluster.fields.push_back(decimal(QStringLiteral("cluster.inter_node_efficiency"),
             QObject::tr("Network efficiency"), QObject::tr("Fraction of the inter-node bandwidth a transfer reaches"),
             &ClusterConfig::interNodeEfficiency));
-        cluster.fields.push_back(decimal(QStringLiteral("cluster.gemm_efficiency"), QObject::tr("GEMM efficiency"),
-            QObject::tr("Fraction of dense peak of the best large GEMM; 0 = the GPU preset's measured figure"),
-            &ClusterConfig::gemmEfficiency));
-        cluster.fields.push_back(
+        cluster.fields.push_back(automaticAt0(
+            decimal(QStringLiteral("cluster.gemm_efficiency"), QObject::tr("GEMM efficiency"),
+                QObject::tr("Fraction of dense peak of the best large GEMM; 0 or empty = the GPU preset's measured "
+                            "figure"),
+                &ClusterConfig::gemmEfficiency),
+            gpuFigure(&GpuSpec::gemmEfficiency)));
+        cluster.fields.push_back(automaticAt0(
             decimal(QStringLiteral("cluster.attention_efficiency"), QObject::tr("Attention efficiency"),
-                QObject::tr("Fraction of dense peak of the FlashAttention forward; 0 = the GPU preset's figure"),
-                &ClusterConfig::attentionEfficiency));
-        cluster.fields.push_back(decimal(QStringLiteral("cluster.hbm_efficiency"), QObject::tr("HBM efficiency"),
-            QObject::tr("Fraction of HBM bandwidth of memory-bound kernels; 0 = the GPU preset's figure"),
-            &ClusterConfig::hbmEfficiency));
+                QObject::tr("Fraction of dense peak of the FlashAttention forward; 0 or empty = the GPU preset's "
+                            "figure"),
+                &ClusterConfig::attentionEfficiency),
+            gpuFigure(&GpuSpec::flashForwardEfficiency)));
+        cluster.fields.push_back(automaticAt0(
+            decimal(QStringLiteral("cluster.hbm_efficiency"), QObject::tr("HBM efficiency"),
+                QObject::tr("Fraction of HBM bandwidth of memory-bound kernels; 0 or empty = the GPU preset's figure"),
+                &ClusterConfig::hbmEfficiency),
+            gpuFigure(&GpuSpec::hbmEfficiency)));
         cluster.fields.push_back(
             decimal(QStringLiteral("cluster.intra_node_latency_us"), QObject::tr("NVLink latency µs"),
                 QObject::tr("Latency of one communication step within a node; a collective takes ceil(log2 n) steps"),
@@ -577,8 +619,30 @@ ConfigForm::ConfigForm(QWidget* parent)
         form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
         form->setHorizontalSpacing(10);
         form->setVerticalSpacing(4);
+        const bool isWorkload = m_groupTitles.size() == 1;
         for (FieldSpec& spec : group.fields)
             addField(form, Field { std::move(spec), nullptr, form, {} });
+        if (isWorkload) {
+            // Serving a training plan: one button clears what only training accepts (servableConfig()).
+            m_servableLabel = new QLabel(box);
+            m_servableLabel->setObjectName(QStringLiteral("servableLabel"));
+            m_servableLabel->setWordWrap(true);
+            m_servableButton = new QPushButton(tr("Make servable"), box);
+            m_servableButton->setObjectName(QStringLiteral("makeServableButton"));
+            connect(m_servableButton, &QPushButton::clicked, this, [this] {
+                const Config servable = servableConfig(m_config);
+                if (servable == m_config)
+                    return;
+                m_config = servable;
+                m_lastEditField = -1;
+                updateRowVisibility();
+                Q_EMIT fieldEdited(servable, tr("Make Servable"), ++m_mergeId);
+            });
+            auto* row = new QHBoxLayout;
+            row->addWidget(m_servableLabel, 1);
+            row->addWidget(m_servableButton, 0, Qt::AlignTop);
+            form->addRow(row);
+        }
         contentLayout->addWidget(box);
     }
     contentLayout->addStretch(1);
@@ -687,6 +751,9 @@ void ConfigForm::addField(QFormLayout* layout, Field field)
     }
     }
     widget->setObjectName(spec.keyPath);
+    widget->installEventFilter(this);
+    for (QLineEdit* edit : widget->findChildren<QLineEdit*>())
+        edit->installEventFilter(this);
     field.baseToolTip = QStringLiteral("<b>%1</b><br>%2").arg(spec.keyPath.toHtmlEscaped(), spec.help.toHtmlEscaped());
     widget->setToolTip(field.baseToolTip);
     widget->setProperty("severity", QString());
@@ -701,14 +768,19 @@ void ConfigForm::addField(QFormLayout* layout, Field field)
 
 void ConfigForm::setConfig(const Config& config)
 {
+    if (!(config == m_config))
+        m_lastEditField = -1; // a change from outside (undo, YAML, preset): the next keystroke starts a new step
     m_config = config;
     for (Field& field : m_fields) {
         const QSignalBlocker blocker(field.widget);
         switch (field.spec.kind) {
         case FieldKind::Integer: {
             auto* spin = static_cast<Int64SpinBox*>(field.widget);
+            if (field.spec.automatic)
+                spin->setSpecialValueText(field.spec.automatic(config)); // shown at the minimum, 0
             const qint64 value = field.spec.get(config);
-            if (spin->value() != value)
+            // setValue() also shows a new special text; not while the user types "0" into the field.
+            if (spin->value() != value || (value == spin->minimum() && !spin->hasFocus()))
                 spin->setValue(value);
             break;
         }
@@ -720,8 +792,17 @@ void ConfigForm::setConfig(const Config& config)
             break;
         case FieldKind::Text: {
             auto* combo = static_cast<QComboBox*>(field.widget);
-            const QString text = field.spec.getText(config);
-            if (combo->currentText() != text)
+            QString text = field.spec.getText(config);
+            if (field.spec.automatic) {
+                // 0 is "automatic": an empty field whose placeholder names the value in force.
+                combo->lineEdit()->setPlaceholderText(field.spec.automatic(config));
+                if (text == QLatin1String("0"))
+                    text.clear();
+            }
+            // Text being typed that means the same value stays as typed ("0." on the way to "0.9").
+            Config typed = config;
+            field.spec.setText(typed, combo->currentText());
+            if (combo->currentText() != text && !(combo->hasFocus() && typed == config))
                 combo->setCurrentText(text);
             break;
         }
@@ -735,7 +816,12 @@ void ConfigForm::updateRowVisibility()
     const bool isMoe = m_config.model.family == Family::Moe;
     const bool inference = isInference(m_config);
     static const Config defaults;
-    for (const Field& field : m_fields) {
+    if (m_pinnedFor != std::pair { m_config.workload, m_config.model.family }) {
+        m_pinnedRows.clear();
+        m_pinnedFor = { m_config.workload, m_config.model.family };
+    }
+    for (int id = 0; id < static_cast<int>(m_fields.size()); ++id) {
+        const Field& field = m_fields[static_cast<size_t>(id)];
         bool visible = true;
         // Shown for moe, and for other families only while the value is set (it is then an error to fix).
         if (field.spec.moeOnly)
@@ -747,10 +833,63 @@ void ConfigForm::updateRowVisibility()
         else if (field.spec.shown == Shown::TrainingUnlessSet && inference)
             visible = visible && field.spec.get(m_config) != field.spec.get(defaults); // set: an error to fix
         if (field.spec.moeOnly || field.spec.shown != Shown::Always)
-            field.layout->setRowVisible(field.widget, visible);
+            field.layout->setRowVisible(field.widget, visible || m_pinnedRows.contains(id));
     }
     for (const GroupTitle& g : m_groupTitles)
         g.box->setTitle(inference ? g.inference : g.training);
+    updateServable();
+}
+
+void ConfigForm::updateServable()
+{
+    if (!m_servableButton)
+        return;
+    const bool inference = isInference(m_config);
+    std::vector<std::string> changes;
+    if (inference)
+        servableConfig(m_config, &changes);
+    QStringList lines;
+    for (const std::string& change : changes)
+        lines << QString::fromStdString(change);
+    m_servableButton->setEnabled(!changes.empty());
+    m_servableButton->setToolTip(changes.empty()
+            ? tr("Nothing training-only is set")
+            : tr("Set what serving refuses to what it accepts, as one undo step:\n%1")
+                  .arg(lines.join(QLatin1Char('\n'))));
+    m_servableLabel->setText(changes.empty()
+            ? tr("Servable: no training-only setting is left")
+            : tr("%1 set for training only")
+                  .arg(changes.size() == 1 ? tr("1 key is") : tr("%1 keys are").arg(changes.size())));
+    m_servableLabel->setStyleSheet(
+        changes.empty() ? QStringLiteral("color: #2e7d32;") : QStringLiteral("color: #a86400;"));
+    // The row stays while serving (the button greys out instead of disappearing under the mouse).
+    if (auto* form = qobject_cast<QFormLayout*>(m_servableButton->parentWidget()->layout())) {
+        for (int row = 0; row < form->rowCount(); ++row) {
+            QLayoutItem* item = form->itemAt(row, QFormLayout::SpanningRole);
+            if (item && item->layout() && item->layout()->indexOf(m_servableButton) >= 0)
+                form->setRowVisible(row, inference);
+        }
+    }
+}
+
+QPushButton* ConfigForm::servableButton() const
+{
+    return m_servableButton;
+}
+
+bool ConfigForm::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::ShortcutOverride) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        const QKeySequence pressed(key->keyCombination());
+        if (key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo)
+            || pressed == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)) {
+            // Not accepted: the shortcut goes to the window's Edit > Undo / Redo.
+            event->ignore();
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void ConfigForm::onEdited(int fieldId, qint64 value, const QString& text)
@@ -763,9 +902,20 @@ void ConfigForm::onEdited(int fieldId, qint64 value, const QString& text)
         spec.set(config, value);
     if (config == m_config)
         return;
+    // Typing one entry merges into one undo step; any other edit (another value, step or field) is a step of its
+    // own (tp 8 -> 4 -> 3 can be undone to 4).
+    const bool typing = (spec.kind == FieldKind::Integer || spec.kind == FieldKind::Text) && fieldId == m_lastEditField
+        && !text.isEmpty() && !m_lastEditText.isEmpty()
+        && (text.startsWith(m_lastEditText) || m_lastEditText.startsWith(text));
+    if (!typing)
+        ++m_mergeId;
+    m_lastEditField = fieldId;
+    m_lastEditText = text;
+    if (const Field& field = m_fields[static_cast<size_t>(fieldId)]; field.widget->isVisibleTo(this))
+        m_pinnedRows.insert(fieldId); // its own edit never hides a row (ZeRO set back to 0 while serving)
     m_config = config;
     updateRowVisibility();
-    Q_EMIT fieldEdited(config, tr("Set %1 to %2").arg(spec.keyPath, text), fieldId);
+    Q_EMIT fieldEdited(config, tr("Set %1 to %2").arg(spec.keyPath, text), m_mergeId);
 }
 
 void ConfigForm::setDiagnostics(const QList<Diagnostic>& diagnostics)

@@ -6,12 +6,15 @@
 
 #include <QHash>
 #include <QList>
+#include <QSet>
 #include <QWidget>
 #include <functional>
 #include <vector>
 
 class QFormLayout;
 class QGroupBox;
+class QLabel;
+class QPushButton;
 
 namespace stagecraft {
 
@@ -38,15 +41,25 @@ public:
     /// Scrolls to and focuses the field of `keyPath`; false when there is none.
     bool focusField(const QString& keyPath);
 
+    /// The "Make servable" button of a serving config (enabled while training-only keys are set; servableConfig()).
+    QPushButton* servableButton() const;
+
 Q_SIGNALS:
-    /// The user changed field `fieldId` (stable for the session, >= 0); `config` is the config with that change.
-    void fieldEdited(const stagecraft::Config& config, const QString& description, int fieldId);
+    /// The user changed a field; `config` is the config with that change. `mergeId` (>= 0) is the same for the
+    /// keystrokes of one entry in one field (each text a prefix of the next, or the reverse: typing or deleting),
+    /// new for every other edit, so ConfigDocument::edit() merges typing into one undo step and nothing else.
+    void fieldEdited(const stagecraft::Config& config, const QString& description, int mergeId);
+
+protected:
+    /// Ctrl+Z and Ctrl+Shift+Z in a field are the document's Undo and Redo (Edit menu), not the field's text undo.
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     struct Field;
     void addField(QFormLayout* layout, Field field);
     void onEdited(int fieldId, qint64 value, const QString& text);
     void updateRowVisibility();
+    void updateServable();
 
     /// A group box and its titles for the two workloads ("Training" shows only the precision for inference).
     struct GroupTitle
@@ -60,6 +73,15 @@ private:
     std::vector<GroupTitle> m_groupTitles;
     QHash<QString, int> m_fieldByKey;
     Config m_config;
+    int m_mergeId = 0;
+    int m_lastEditField = -1; ///< the field of the last user edit, and its text (typing merges)
+    QString m_lastEditText;
+    /// Rows the user edited that stay on screen although their value would hide them (a row never disappears
+    /// under the mouse), until the workload or the family changes.
+    QSet<int> m_pinnedRows;
+    std::pair<Workload, Family> m_pinnedFor {};
+    QLabel* m_servableLabel = nullptr;
+    QPushButton* m_servableButton = nullptr;
 };
 
 } // namespace stagecraft

@@ -310,6 +310,17 @@ QStringList ExportDialog::existingFiles(const ExportOptions& o, int limit) const
     return found;
 }
 
+namespace {
+
+    /// Whether `a` and `b` write the same files (folder, name, format, rank range).
+    bool sameFiles(const ExportOptions& a, const ExportOptions& b)
+    {
+        return a.directory == b.directory && a.name == b.name && a.format == b.format && a.firstRank == b.firstRank
+            && a.endRank == b.endRank && a.rankExtension == b.rankExtension;
+    }
+
+} // namespace
+
 QString ExportDialog::validationMessage() const
 {
     const ExportOptions o = options();
@@ -324,7 +335,8 @@ QString ExportDialog::validationMessage() const
         return tr("Name: %1.").arg(QString::fromStdString(why));
     if (o.endRank >= 0 && o.firstRank >= o.endRank)
         return tr("The rank range is empty: the first rank must be below the end rank.");
-    if (!o.force) {
+    // The files this dialog has just written are no conflict: exporting them again replaces only them (replaceOwn).
+    if (!o.force && !(m_lastOptions && sameFiles(*m_lastOptions, o))) {
         const QStringList existing = existingFiles(o, 3);
         if (!existing.isEmpty())
             return tr("The folder already holds files of an export named '%1' (%2). Tick \"Replace\" to replace "
@@ -453,7 +465,9 @@ void ExportDialog::startExport()
     const QString why = validationMessage();
     if (!why.isEmpty())
         return;
-    const ExportOptions o = options();
+    ExportOptions o = options();
+    if (!o.force && m_lastOptions && sameFiles(*m_lastOptions, o))
+        o.replaceOwn = true; // again over the files of the last export (and only those)
     if (m_persistSettings) {
         QSettings settings;
         settings.setValue(kDirectoryKey, directory());

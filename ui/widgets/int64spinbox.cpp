@@ -96,6 +96,10 @@ QAbstractSpinBox::StepEnabled Int64SpinBox::stepEnabled() const
 
 bool Int64SpinBox::parse(const QString& text, qint64& value) const
 {
+    if (!specialValueText().isEmpty() && text == specialValueText()) {
+        value = m_minimum;
+        return true;
+    }
     QString digits = text.trimmed();
     digits.remove(QLatin1Char(',')).remove(QLatin1Char('_'));
     bool ok = false;
@@ -105,6 +109,8 @@ bool Int64SpinBox::parse(const QString& text, qint64& value) const
 
 QValidator::State Int64SpinBox::validate(QString& input, int& /*pos*/) const
 {
+    if (!specialValueText().isEmpty() && input == specialValueText())
+        return QValidator::Acceptable;
     const QString trimmed = input.trimmed();
     if (trimmed.isEmpty() || trimmed == QLatin1String("-"))
         return QValidator::Intermediate;
@@ -118,7 +124,7 @@ QValidator::State Int64SpinBox::validate(QString& input, int& /*pos*/) const
 
 void Int64SpinBox::fixup(QString& input) const
 {
-    input = QString::number(m_value);
+    input = displayText(m_value);
 }
 
 void Int64SpinBox::onTextEdited(const QString& text)
@@ -130,9 +136,14 @@ void Int64SpinBox::onTextEdited(const QString& text)
     }
 }
 
+QString Int64SpinBox::displayText(qint64 value) const
+{
+    return value == m_minimum && !specialValueText().isEmpty() ? specialValueText() : QString::number(value);
+}
+
 void Int64SpinBox::updateText()
 {
-    const QString text = QString::number(m_value);
+    const QString text = displayText(m_value);
     if (lineEdit()->text() != text)
         lineEdit()->setText(text);
     update(); // the step arrows' enabled state follows the value

@@ -46,6 +46,8 @@ protected:
 private:
     void onTextEdited(const QString& text);
     void updateText();
+    /// The text of `value`: specialValueText() at the minimum when there is one (0 = "auto (4)"), else the digits.
+    QString displayText(qint64 value) const;
     bool parse(const QString& text, qint64& value) const;
 
     qint64 m_value = 0;

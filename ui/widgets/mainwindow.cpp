@@ -4,7 +4,9 @@
 #include "app/recentfiles.h"
 #include "charts/memoryview.h"
 #include "charts/servingview.h"
+#include "config/boundedfile.h"
 #include "config/configloader.h"
+#include "config/confignode.h"
 #include "config/configwriter.h"
 #include "config/hfimport.h"
 #include "config/presets.h"
@@ -39,6 +41,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -70,6 +73,44 @@ namespace {
                     text = QString::fromStdString(d.keyPath) + QStringLiteral(": ") + text;
                 return text;
             }
+        }
+        return {};
+    }
+
+    /// Why `bytes` cannot be a YAML config's text (a NUL or other control byte, a byte sequence that is not UTF-8),
+    /// naming the first offending byte; empty when it is text.
+    QString notConfigText(const std::string& bytes)
+    {
+        const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+        const size_t size = bytes.size();
+        for (size_t i = 0; i < size;) {
+            const unsigned char c = data[i];
+            if (c < 0x80) {
+                if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+                    return MainWindow::tr("byte %1 is the control character 0x%2: a binary file, not a YAML config")
+                        .arg(i + 1)
+                        .arg(c, 2, 16, QLatin1Char('0'));
+                ++i;
+                continue;
+            }
+            // The length of a well-formed UTF-8 sequence (RFC 3629: no overlong forms, surrogates or past U+10FFFF).
+            const size_t length = c >= 0xC2 && c <= 0xDF ? 2
+                : c >= 0xE0 && c <= 0xEF                 ? 3
+                : c >= 0xF0 && c <= 0xF4                 ? 4
+                                                         : 0;
+            bool ok = length > 0 && i + length <= size;
+            for (size_t k = 1; ok && k < length; ++k)
+                ok = (data[i + k] & 0xC0) == 0x80;
+            if (ok && length == 3)
+                ok = !(c == 0xE0 && data[i + 1] < 0xA0) && !(c == 0xED && data[i + 1] >= 0xA0);
+            if (ok && length == 4)
+                ok = !(c == 0xF0 && data[i + 1] < 0x90) && !(c == 0xF4 && data[i + 1] >= 0x90);
+            if (!ok)
+                return MainWindow::tr("byte %1 (0x%2) is not UTF-8 text: a binary file or another encoding, not a "
+                                      "YAML config")
+                    .arg(i + 1)
+                    .arg(c, 2, 16, QLatin1Char('0'));
+            i += length;
         }
         return {};
     }
@@ -136,6 +177,8 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     connect(m_document, &ConfigDocument::filePathChanged, this, &MainWindow::updateTitle);
     connect(m_document, &ConfigDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_editor, &ConfigEditor::statusMessage, this, [this](const QString& text) { setStatus(text, true); });
+    connect(m_document, &ConfigDocument::configChanged, this, &MainWindow::updateTitle); // a preset picked: its name
+    connect(m_editor, &ConfigEditor::textReverted, this, &MainWindow::onTextReverted);
 
     connect(m_session, &SynthesisSession::synthesisStarted, this, &MainWindow::onSynthesisStarted);
     connect(m_session, &SynthesisSession::progressChanged, this, &MainWindow::onProgress);
@@ -158,7 +201,12 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
         Q_EMIT baselineShown(); // the views keep showing none
     });
 
-    resize(1440, 900);
+    // Never larger than the screen (a 1366 x 768 laptop, Xvfb without a window manager), and never growing past it
+    // by itself: a minimum size set here keeps the layouts from raising the window's minimum to their content's
+    // (the views scroll or shrink instead).
+    const QSize available = screen() ? screen()->availableGeometry().size() : QSize(1440, 900);
+    setMinimumSize(QSize(640, 480).boundedTo(available));
+    resize(QSize(1440, 900).boundedTo(available));
     updateTitle();
 }
 
@@ -451,8 +499,12 @@ bool MainWindow::openConfigOrPreset(const QString& pathOrPreset, const QStringLi
 {
     const bool isFile = QFileInfo(pathOrPreset).isFile();
     if (overrides.isEmpty()) {
-        if (isFile)
-            return openFile(pathOrPreset);
+        if (isFile) {
+            const bool opened = openFile(pathOrPreset);
+            if (!opened && error)
+                *error = m_statusLabel->text();
+            return opened;
+        }
         if (presetText(pathOrPreset.toStdString()))
             return newFromPreset(pathOrPreset);
     }
@@ -484,15 +536,20 @@ bool MainWindow::openConfigOrPreset(const QString& pathOrPreset, const QStringLi
 
 bool MainWindow::openFile(const QString& path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) {
-        setStatus(tr("Cannot open %1: %2").arg(path, file.errorString()), true);
-        m_recentFiles->remove(path);
+    // A file that is no config text (too large, binary, not UTF-8, not a regular file) is refused here, before it
+    // reaches the editor: the document, its file and its undo history stay as they were.
+    std::string bytes;
+    QString problem = QString::fromStdString(
+        readBoundedFile(path.toStdString(), kMaxConfigBytes, { "file", "a YAML config file", "a config" }, bytes));
+    if (problem.isEmpty())
+        problem = notConfigText(bytes);
+    if (!problem.isEmpty()) {
+        setStatus(tr("Not opened: %1: %2").arg(QDir::toNativeSeparators(path), problem), true);
+        if (!QFileInfo(path).isFile())
+            m_recentFiles->remove(path);
         return false;
     }
-    const QByteArray bytes = file.readAll();
-    const ConfigResult result =
-        loadConfigText(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())), path.toStdString());
+    const ConfigResult result = loadConfigText(bytes, path.toStdString());
     m_recentFiles->add(path);
     if (result.config) {
         QString problem;
@@ -513,8 +570,8 @@ bool MainWindow::openFile(const QString& path)
             m_document->reset(*fallback.config, {}, QStringLiteral("default"));
     }
     const QList<Diagnostic> diagnostics(result.diagnostics.begin(), result.diagnostics.end());
-    m_document->adoptFilePath(path);
-    m_editor->showInvalidText(QString::fromUtf8(bytes), diagnostics);
+    m_document->adoptFilePath(path, false); // opening never dirties: nothing is to save until the user edits
+    m_editor->showInvalidText(QString::fromStdString(bytes), diagnostics);
     m_configDock->show();
     setStale(m_shownResult != nullptr);
     setStatus(tr("%1 has %2; fix them in the YAML tab and Apply")
@@ -630,10 +687,23 @@ void MainWindow::rebuildRecentMenu()
     clear->setEnabled(!files.isEmpty());
 }
 
+bool MainWindow::hasUnsavedChanges() const
+{
+    return m_document->isModified() || m_editor->hasEditedText();
+}
+
 bool MainWindow::maybeSave()
 {
-    if (!m_document->isModified())
+    if (!hasUnsavedChanges())
         return true;
+    if (m_editor->hasUnappliedText() && !m_editor->textLoads()) {
+        // Text that does not load cannot be saved: offering Save would write the last good config over the file.
+        const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
+            tr("The YAML text of \u201c%1\u201d has errors, so it cannot be saved. Discard your edits?")
+                .arg(m_document->displayName()),
+            QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+        return answer == QMessageBox::Discard;
+    }
     const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
         tr("The configuration \u201c%1\u201d has unsaved changes. Save them?").arg(m_document->displayName()),
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
@@ -816,6 +886,19 @@ void MainWindow::onCancelled()
     setStale(m_shownResult != nullptr);
     setStatus(m_shownResult ? tr("Synthesis cancelled \u2014 showing the last result (F5 runs it again)")
                             : tr("Synthesis cancelled (F5 runs it again)"));
+}
+
+void MainWindow::onTextReverted()
+{
+    // The text of a file that did not load is gone: when the shown result is of the config now edited, it is no
+    // longer stale and nothing is wrong; else synthesize the config now (the debounce has nothing to wait for).
+    if (m_shownResult && m_shownResult->config == m_document->config()) {
+        m_editor->setSynthesisDiagnostics({});
+        setStale(false);
+        setStatus(tr("Reverted the text: showing %1").arg(QString::fromStdString(m_shownResult->config.name)));
+    } else {
+        startSynthesis();
+    }
 }
 
 void MainWindow::setStatus(const QString& text, bool error)

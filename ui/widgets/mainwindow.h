@@ -89,6 +89,10 @@ public:
     /// True while the baseline of a loaded document is being synthesized from its saved config.
     bool isSynthesizingBaseline() const;
 
+    /// True when closing the document loses work: config edits not saved, or text typed in the YAML tab and not
+    /// applied. Opening a file never makes it true.
+    bool hasUnsavedChanges() const;
+
     ConfigDocument* document() const;
     SynthesisSession* session() const;
     ConfigEditor* configEditor() const;
@@ -130,6 +134,7 @@ private:
     void onResult(std::shared_ptr<const SynthesisResult> result);
     void onFailure(const QList<Diagnostic>& diagnostics);
     void onCancelled();
+    void onTextReverted();
     void onBaselineChanged();
     /// The baseline kept beside `path` (ConfigDocument::baselinePath()), when there is one that loads; `problem`
     /// says why one that is there does not.

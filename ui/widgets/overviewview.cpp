@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QResizeEvent>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QStyle>
@@ -242,7 +243,17 @@ OverviewView::OverviewView(QWidget* parent)
     m_warnings->setSelectionMode(QAbstractItemView::NoSelection);
     m_warnings->setFocusPolicy(Qt::NoFocus);
 
-    auto* layout = new QVBoxLayout(this);
+    m_page = new QWidget(this);
+    m_page->setObjectName(QStringLiteral("overviewPage"));
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("overviewScroll"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(scroll);
+    auto* layout = new QVBoxLayout(m_page);
     layout->setContentsMargins(14, 12, 14, 12);
     layout->setSpacing(8);
     layout->addWidget(m_title);
@@ -263,6 +274,8 @@ OverviewView::OverviewView(QWidget* parent)
     layout->addWidget(m_warningsLabel);
     layout->addWidget(m_warnings, 1);
     layout->addStretch(1);
+    scroll->setWidget(m_page);
+    m_page->installEventFilter(this);
 
     m_assumptions->setObjectName(QStringLiteral("estimateAssumptions"));
     m_assumptions->setWordWrap(true);
@@ -361,8 +374,8 @@ void OverviewView::reflowCards()
         least = std::max(least, frame->minimumSizeHint().width());
     }
     const int count = static_cast<int>(shown.size());
-    const QMargins margins = layout() ? layout()->contentsMargins() : QMargins();
-    const int available = width() - margins.left() - margins.right();
+    const QMargins margins = m_page->layout() ? m_page->layout()->contentsMargins() : QMargins();
+    const int available = m_page->width() - margins.left() - margins.right();
     const int oneRow = std::accumulate(wants.begin(), wants.end(), 0) + (count - 1) * kCardSpacing;
     // Before the view is first laid out (a tab not shown yet) its width means nothing: one row, as on a wide window.
     int columns = count;
@@ -539,8 +552,9 @@ void OverviewView::showCardsFor(bool serving)
     m_cards.value(QStringLiteral("flops"))
         .frame->findChild<QLabel*>(QStringLiteral("cardTitle"))
         ->setText(serving ? tr("Compute / programs") : tr("Compute / iteration"));
-    m_tableLabel->setText(serving ? tr("Rank classes (per rank, the programs: the prefill and the decode steps)")
-                                  : tr("Rank classes (per rank, one iteration)"));
+    m_tableLabel->setText(serving
+            ? tr("Rank classes (per rank, the programs: the prefill and the decode steps; collectives as payload)")
+            : tr("Rank classes (per rank, one iteration; collectives as payload)"));
 }
 
 bool OverviewView::isFigureShown(const QString& name) const
@@ -585,7 +599,9 @@ void OverviewView::updateServingCards()
         const double hbm = mean.hbmTimeS;
         const double compute = mean.computeTimeS;
         setCard(QStringLiteral("tpot"), formatDuration(e.tpotS),
-            (hbm >= compute ? tr("memory-bound: %1, %2 at HBM") : tr("compute-bound: %1, %2 at HBM"))
+            // The mean step's bytes (the assumptions line gives the last step's: two named quantities).
+            (hbm >= compute ? tr("memory-bound: mean step reads %1, %2 at HBM")
+                            : tr("compute-bound: mean step reads %1, %2 at HBM"))
                 .arg(formatByteCount(bytes), formatDuration(hbm)));
         m_cards.value(QStringLiteral("tpot"))
             .frame->setToolTip(tpotToolTip() + QLatin1Char('\n')
@@ -609,8 +625,8 @@ void OverviewView::updateServingCards()
             : tr("at the last token; no sequence fits"));
     QString decodeText;
     if (decode && e.tpotS > 0)
-        decodeText = tr("; decode: a step reads %1 per GPU (weights %2, KV cache %3, activations %4) at the last "
-                        "token, at %5 of %6 GB/s HBM")
+        decodeText = tr("; decode: the last step reads %1 per GPU (weights %2, KV cache %3, activations %4), at %5 "
+                        "of %6 GB/s HBM")
                          .arg(formatByteCount(double(decode->lastStep.bytes)),
                              formatByteCount(double(decode->lastStep.weightBytes)),
                              formatByteCount(double(decode->lastStep.kvCacheBytes)),
@@ -815,8 +831,10 @@ void OverviewView::fitColumns()
 void OverviewView::fitHeights()
 {
     reflowCards(); // a new value may need a wider card
-    if (layout() && isVisible())
-        layout()->activate(); // the cards' and the table's widths below are the reflowed ones
+    if (layout() && m_page->layout() && isVisible()) {
+        layout()->activate(); // the scroll area, then the page at its width
+        m_page->layout()->activate(); // the cards' and the table's widths below are the reflowed ones
+    }
     fitColumns();
     // The table and the warnings take the height of their rows (the rest of the page stays empty below them)
     // and scroll when the page is too short for them.
@@ -829,14 +847,29 @@ void OverviewView::fitHeights()
     if (m_table->horizontalScrollBar()->isVisible())
         tableHeight += m_table->horizontalScrollBar()->height();
     m_table->setMaximumHeight(std::max(tableHeight, headerHeight * 3));
+    // The page scrolls: the tables keep their rows (up to twelve) rather than shrink to a slit.
+    const int rowHeight = m_table->verticalHeader()->defaultSectionSize();
+    m_table->setMinimumHeight(std::min(std::max(tableHeight, headerHeight * 3), headerHeight + frame + 12 * rowHeight));
+    // Each message at the height of its text wrapped to the list's width (sizeHintForRow() measures it unwrapped,
+    // which clipped every message after the first).
     int listHeight = 2 * m_warnings->frameWidth() + 4;
-    for (int row = 0; row < m_warnings->count(); ++row)
-        listHeight += m_warnings->sizeHintForRow(row);
+    const int iconWidth = m_warnings->style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, m_warnings);
+    const int textWidth = std::max(80, m_warnings->viewport()->width() - iconWidth - 16);
+    const QFontMetrics listMetrics(m_warnings->font());
+    for (int row = 0; row < m_warnings->count(); ++row) {
+        const QRect text =
+            listMetrics.boundingRect(QRect(0, 0, textWidth, 100000), Qt::TextWordWrap, m_warnings->item(row)->text());
+        listHeight += std::max({ m_warnings->sizeHintForRow(row), text.height() + 4, iconWidth + 4 });
+    }
     m_warnings->setMaximumHeight(listHeight);
+    m_warnings->setMinimumHeight(std::min(listHeight, 3 * listMetrics.height()));
     int comparisonHeight = m_comparisonTable->horizontalHeader()->sizeHint().height() + frame;
     for (int row = 0; row < m_comparison->rowCount(); ++row)
         comparisonHeight += m_comparisonTable->rowHeight(row);
     m_comparisonTable->setMaximumHeight(comparisonHeight);
+    m_comparisonTable->setMinimumHeight(std::min(comparisonHeight,
+        m_comparisonTable->horizontalHeader()->sizeHint().height() + frame
+            + 16 * m_comparisonTable->verticalHeader()->defaultSectionSize()));
     // The box layouts do not grow the card row for a wrapped label: reserve the lines the estimate's detail needs.
     QLabel* detail = m_cards.value(stepCard()).detail;
     const int width = detail->width();
@@ -845,6 +878,16 @@ void OverviewView::fitHeights()
         detail->setMinimumHeight(height);
         m_cards.value(stepCard()).frame->updateGeometry(); // drops the card's cached height in the row
     }
+}
+
+bool OverviewView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_page && event->type() == QEvent::Resize && !m_fitting) {
+        m_fitting = true;
+        fitHeights();
+        m_fitting = false;
+    }
+    return ResultView::eventFilter(watched, event);
 }
 
 void OverviewView::resizeEvent(QResizeEvent* event)

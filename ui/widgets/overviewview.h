@@ -79,6 +79,8 @@ Q_SIGNALS:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    /// The page's width changes with the scroll bar: the columns and heights follow.
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     struct Card
@@ -120,6 +122,10 @@ private:
     QHash<QString, Card> m_cards;
     QList<QFrame*> m_cardOrder;
     QWidget* m_cardArea;
+    /// The page in a vertical scroll area: a long page (a baseline's comparison, many notes) scrolls instead of
+    /// squeezing its tables or raising the window's minimum height.
+    QWidget* m_page = nullptr;
+    bool m_fitting = false; ///< fitHeights() from a resize of the page is running
     QGridLayout* m_cardGrid;
     int m_cardColumns = 0;
     LatestRun m_run;
