@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "config/topologyconfig.h"
+
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -269,6 +271,7 @@ struct ClusterConfig
     double gemmEfficiency = 0; ///< fraction of dense peak a large GEMM reaches
     double attentionEfficiency = 0; ///< fraction of dense peak of the FlashAttention forward
     double hbmEfficiency = 0; ///< fraction of HBM bandwidth a memory-bound kernel reaches
+    TopologyConfig topology; ///< `cluster.topology`; disabled by default (config/topologyconfig.h)
 
     friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
 };
