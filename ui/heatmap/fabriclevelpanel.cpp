@@ -44,7 +44,7 @@ FabricLevelPanel::FabricLevelPanel(QWidget* parent)
     bold.setBold(true);
     m_title->setFont(bold);
     m_title->setWordWrap(true);
-    m_table->setHorizontalHeaderLabels({ tr("Level"), tr("Bytes"), tr("Share"), tr("What crosses it (NCCL)") });
+    m_table->setHorizontalHeaderLabels({ tr("Level"), tr("Comm size"), tr("Share"), tr("What crosses it (NCCL)") });
     m_table->setToolTip(tr("Comm size (S) per iteration summed over every rank, by the highest level of the fabric "
                            "its group or peer crosses; cluster.topology sets the levels"));
     m_table->verticalHeader()->hide();
@@ -65,16 +65,16 @@ FabricLevelPanel::~FabricLevelPanel() = default;
 
 void FabricLevelPanel::clear()
 {
-    m_title->setText(tr("Bytes by fabric level"));
+    m_title->setText(tr("Comm size by fabric level"));
     m_table->setRowCount(0);
     m_table->setFixedHeight(m_table->horizontalHeader()->height() + 4);
 }
 
 void FabricLevelPanel::setSummary(const FabricLevelSummary& s)
 {
-    m_title->setText(s.topology ? tr("Bytes by fabric level (cluster.topology %1)")
+    m_title->setText(s.topology ? tr("Comm size by fabric level (cluster.topology %1)")
                                       .arg(s.preset.empty() ? tr("custom") : QString::fromStdString(s.preset))
-                                : tr("Bytes inside and across nodes (no cluster.topology)"));
+                                : tr("Comm size inside and across nodes (no cluster.topology)"));
     const QStringList names = s.topology
         ? QStringList { tr("NVLink domain"), tr("Leaf (NIC)"), tr("Spine"), tr("Core") }
         : QStringList { tr("Inside a node"), tr("Across nodes"), QString(), QString() };
