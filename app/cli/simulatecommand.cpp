@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // stagecraft simulate DIR --astrasim BINARY [--name NAME] [--config CONFIG] [--timeout S] [--track-mem] [--json]
+//                    [--backend congestion-unaware|congestion-aware]
 // Runs ASTRA-sim's analytical simulator on an exported trace set with configs generated from the set's config, and
 // sets its per-stage times against our step-time estimate.
 #include "command.h"
@@ -82,6 +83,7 @@ Command addSimulateCommand(CLI::App& app)
         double timeoutS = 300;
         bool trackMem = false;
         bool json = false;
+        std::string backend; ///< empty: from the binary's name
     };
     auto st = std::make_shared<State>();
     CLI::App* cmd = app.add_subcommand("simulate",
@@ -112,6 +114,11 @@ Command addSimulateCommand(CLI::App& app)
     cmd->add_flag("--track-mem", st->trackMem,
         "Let ASTRA-sim track each rank's tensor memory (traces written with --tensor-lists) and print its peak");
     cmd->add_flag("--json", st->json, "Print the result as JSON");
+    cmd->add_option("--backend", st->backend,
+           "congestion-unaware | congestion-aware: the analytical backend the binary was built with (default: from "
+           "its name, AstraSim_Analytical_Congestion_Aware or _Unaware); the network is written for it")
+        ->type_name("BACKEND")
+        ->check(CLI::IsMember({ "congestion-unaware", "congestion-aware" }));
     st->flags.addOverrides(cmd, false);
     cmd->footer("Writes system.json, network.yml, memory.json and cmd.sh (to repeat the run by hand) into "
                 "DIR/<name>.astrasim/, with the simulator's stdout.txt, stderr.txt and log/. Override cluster.* "
@@ -179,12 +186,18 @@ Command addSimulateCommand(CLI::App& app)
                     std::cerr << "stagecraft: no step-time estimate: " << error << "\n";
                     return ExitBadInput;
                 }
+                AstraSimBackend backend = AstraSimBackend::CongestionUnaware;
+                if (s.backend == "congestion-aware"
+                    || (s.backend.empty() && s.binary.find("Congestion_Aware") != std::string::npos))
+                    backend = AstraSimBackend::CongestionAware;
                 const std::optional<AstraSimSetup> setup =
-                    astraSimSetup(result->config, *gpu, EstimateOptions {}, s.trackMem, error);
+                    astraSimSetup(result->config, *gpu, EstimateOptions {}, s.trackMem, error, backend);
                 if (!setup) {
                     std::cerr << "stagecraft: " << error << "\n";
                     return ExitBadInput;
                 }
+                for (const std::string& note : setup->notes)
+                    std::cerr << "stagecraft: note: " << note << "\n";
 
                 AstraSimRunOptions options;
                 options.binary = s.binary;

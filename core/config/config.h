@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "config/topologyconfig.h"
+
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -315,6 +317,7 @@ struct ClusterConfig
     /// Kernel times measured by `stagecraft calibrate` (estimate/kerneltable.h): ops of the shapes it holds take its
     /// times, the others the model's. Resolved against the config file's folder when relative; empty = none.
     std::string kernelTable;
+    TopologyConfig topology; ///< `cluster.topology`; disabled by default (config/topologyconfig.h)
 
     friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
 };

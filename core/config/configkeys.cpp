@@ -321,6 +321,33 @@ const std::vector<ConfigKeyInfo>& configKeys()
             "file's folder): GEMMs, attention, elementwise kernels and collectives of the shapes it holds take its "
             "measured times (interpolated between shapes along one dimension), the rest the model's; the report "
             "counts which source timed each op class. Empty: none." },
+        { "cluster.topology", "\"\"", false,
+            "The fabric from the GPU up, as a preset: `dgx-h100-superpod` (rail-optimized, 8 rails of 400 Gb/s), "
+            "`fat-tree-2to1`, `gb200-nvl72` (72-GPU NVLink racks), `deepseek-v3-h800` or `llama3-24k` (the papers' "
+            "clusters). It sets the keys nvlink_domain to planes; keys given next to it override them. With a "
+            "topology (nvlink_domain > 0) collectives are priced as NCCL runs them on it (ring, tree, NVLS, PAT) and "
+            "the intra/inter-node bandwidth, efficiency and latency keys are not used." },
+        { "cluster.nvlink_domain", "0", false,
+            "GPUs in one NVLink (NVSwitch) domain: 8 in a DGX, 72 in a GB200 NVL72 rack; ranks fill it in rank "
+            "order. 0 = no topology (the two bandwidths above)." },
+        { "cluster.nvlink_bandwidth_gbps", "0", false,
+            "NVLink bandwidth per GPU and direction as NCCL reaches it, GB/s (H100: 18 links x 20.6 = 370.8)." },
+        { "cluster.nvls_efficiency", "0", false,
+            "NVLink SHARP efficiency (NCCL's: 0.85 Hopper, 0.74 Blackwell); 0 = no NVLink SHARP." },
+        { "cluster.nics_per_node", "8", false, "Network interfaces (NICs) per node." },
+        { "cluster.nic_bandwidth_gbps", "50", false, "Bandwidth per NIC and direction, GB/s (400 Gb/s = 50)." },
+        { "cluster.nic_efficiency", "0.9", false, "Fraction of a NIC's line rate a large transfer reaches." },
+        { "cluster.rails", "8", false,
+            "Rails of a rail-optimized fabric (NIC i of every node on rail i % rails, one leaf per rail and "
+            "scalable unit); 0 = not rail-optimized (a leaf serves whole nodes)." },
+        { "cluster.leaf_radix", "64", false, "Ports of a leaf switch." },
+        { "cluster.leaf_oversubscription", "1", false,
+            "Ports down per port up at a leaf (2 = 2:1); traffic leaving a leaf gets 1/this of its NIC bandwidth." },
+        { "cluster.spine_radix", "64", false, "Leaves per pod and plane (ports of a spine switch)." },
+        { "cluster.spine_oversubscription", "1", false,
+            "Pod-to-core oversubscription (Llama 3's fabric: 7); traffic between pods gets 1/(leaf x this)." },
+        { "cluster.planes", "1", false,
+            "Independent network planes (each NIC in one); a pod holds planes times more nodes." },
     };
     return keys;
 }

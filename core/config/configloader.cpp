@@ -10,6 +10,7 @@
 #include "config/presets.h"
 #include "config/suggestion.h"
 #include "output/messagetext.h"
+#include "config/topologypresets.h"
 
 #include <algorithm>
 #include <charconv>
@@ -57,6 +58,9 @@ namespace {
         "inter_node_bandwidth_gbps", "intra_node_efficiency", "inter_node_efficiency", "intra_node_latency_us",
         "inter_node_latency_us", "kernel_launch_us", "gemm_efficiency", "attention_efficiency", "hbm_efficiency",
         "kernel_table" };
+        "topology", "nvlink_domain", "nvlink_bandwidth_gbps", "nvls_efficiency", "nics_per_node", "nic_bandwidth_gbps",
+        "nic_efficiency", "rails", "leaf_radix", "leaf_oversubscription", "spine_radix", "spine_oversubscription",
+        "planes" };
 
     /// Names other tools use for our keys (Hugging Face config.json, Megatron-LM flags): suggested for unknown keys.
     const std::vector<std::pair<std::string_view, std::string_view>> kAliases {
@@ -862,6 +866,40 @@ namespace {
                 if (!c.kernelTable.empty() && path.is_relative() && !base.empty() && base.front() != '<')
                     c.kernelTable = (std::filesystem::path(base).parent_path() / path).lexically_normal().string();
             }
+            readTopology(s, c.topology);
+        }
+
+        /// cluster.topology (a preset that fills the fabric's keys) and the fabric's keys, which override it.
+        void readTopology(const Section& s, TopologyConfig& t)
+        {
+            const Entry* preset = s.get("topology");
+            if (preset && preset->value.kind == Kind::Null) // `topology:` with nothing: no topology
+                t = TopologyConfig {};
+            else if (preset && readString(preset, "cluster.topology", t.preset)) {
+                if (const TopologyConfig* figures = topologyPreset(t.preset))
+                    t = *figures;
+                else if (!t.preset.empty())
+                    error(preset->value.location, "cluster.topology", unknownTopologyPresetText(t.preset));
+                else
+                    t = TopologyConfig {};
+            }
+            readInteger(s.get("nvlink_domain"), "cluster.nvlink_domain", 0, t.nvlinkDomain);
+            readInteger(s.get("nics_per_node"), "cluster.nics_per_node", 1, t.nicsPerNode);
+            readInteger(s.get("rails"), "cluster.rails", 0, t.rails);
+            readInteger(s.get("leaf_radix"), "cluster.leaf_radix", 2, t.leafRadix);
+            readInteger(s.get("spine_radix"), "cluster.spine_radix", 1, t.spineRadix);
+            readInteger(s.get("planes"), "cluster.planes", 1, t.planes);
+            auto decimal = [&](const char* key, const std::string& unit, double& out) {
+                const std::string keyPath = std::string("cluster.") + key;
+                const DecimalRange range = *clusterDecimalRange(keyPath);
+                readNumber(s.get(key), keyPath, range.zeroAllowed, range.maximum, unit, out);
+            };
+            decimal("nvlink_bandwidth_gbps", " (GB/s; 0 without a topology)", t.nvlinkBandwidthGbps);
+            decimal("nvls_efficiency", " (a fraction, at most 1; 0 = no NVLink SHARP)", t.nvlsEfficiency);
+            decimal("nic_bandwidth_gbps", " (GB/s)", t.nicBandwidthGbps);
+            decimal("nic_efficiency", " (a fraction, at most 1)", t.nicEfficiency);
+            decimal("leaf_oversubscription", " (down:up ports, 1 or more)", t.leafOversubscription);
+            decimal("spine_oversubscription", " (pod:core bandwidth, 1 or more)", t.spineOversubscription);
         }
 
         std::string m_fileName;
@@ -936,6 +974,12 @@ std::optional<DecimalRange> clusterDecimalRange(std::string_view keyPath)
         { "cluster.gemm_efficiency", fractionOrPreset }, // 0 = the GPU preset's figure
         { "cluster.attention_efficiency", fractionOrPreset },
         { "cluster.hbm_efficiency", fractionOrPreset },
+        { "cluster.nvlink_bandwidth_gbps", DecimalRange { true } },
+        { "cluster.nvls_efficiency", fractionOrPreset },
+        { "cluster.nic_bandwidth_gbps", positive },
+        { "cluster.nic_efficiency", fraction },
+        { "cluster.leaf_oversubscription", positive },
+        { "cluster.spine_oversubscription", positive },
     };
     for (const auto& [key, range] : kRanges)
         if (key == keyPath)

@@ -766,6 +766,33 @@ namespace {
                 "expected a non-negative size, found " + str(p.gradientBucketBytes) + " bytes");
     }
 
+    /// A topology's levels fit together: the NVLink domain tiles the nodes (or the nodes tile it), it has a
+    /// bandwidth, the rails divide the NICs, a leaf has a port facing NICs.
+    void validateTopology(const ClusterConfig& cl, Validator& v)
+    {
+        const TopologyConfig& t = cl.topology;
+        if (!t.enabled())
+            return;
+        const int64_t gpn = std::max<int64_t>(1, cl.gpusPerNode);
+        if (t.nvlinkDomain % gpn != 0 && gpn % t.nvlinkDomain != 0)
+            v.error("cluster.nvlink_domain",
+                "expected a multiple or a divisor of cluster.gpus_per_node=" + str(gpn) + ", found "
+                    + str(t.nvlinkDomain));
+        if (!(t.nvlinkBandwidthGbps > 0) && t.nvlinkDomain > 1)
+            v.error("cluster.nvlink_bandwidth_gbps",
+                "expected a positive number (GB/s) for an NVLink domain of " + str(t.nvlinkDomain) + " GPUs, found "
+                    + formatNumber(t.nvlinkBandwidthGbps));
+        if (t.rails > 0 && t.nicsPerNode % t.rails != 0)
+            v.error("cluster.rails",
+                "expected a divisor of cluster.nics_per_node=" + str(t.nicsPerNode) + ", found " + str(t.rails));
+        if (t.leafOversubscription < 1)
+            v.error("cluster.leaf_oversubscription",
+                "expected 1 or more (ports down per port up), found " + formatNumber(t.leafOversubscription));
+        if (t.spineOversubscription < 1)
+            v.error(
+                "cluster.spine_oversubscription", "expected 1 or more, found " + formatNumber(t.spineOversubscription));
+    }
+
     void validateCluster(const ClusterConfig& cl, Validator& v)
     {
         if (cl.gpu.empty())
@@ -779,6 +806,7 @@ namespace {
         if (!(cl.interNodeBandwidthGbps > 0))
             v.error("cluster.inter_node_bandwidth_gbps",
                 "expected a positive number (GB/s), found " + formatNumber(cl.interNodeBandwidthGbps));
+        validateTopology(cl, v);
     }
 
 } // namespace

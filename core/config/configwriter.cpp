@@ -183,6 +183,20 @@ std::string toYaml(const Config& c)
     out += "  attention_efficiency: " + formatNumber(cl.attentionEfficiency) + "\n";
     out += "  hbm_efficiency: " + formatNumber(cl.hbmEfficiency) + "\n";
     out += "  kernel_table: " + quoted(cl.kernelTable) + "\n";
+    const TopologyConfig& topo = cl.topology;
+    out += "  topology: " + quoted(topo.preset) + "\n";
+    out += "  nvlink_domain: " + integer(topo.nvlinkDomain) + "\n";
+    out += "  nvlink_bandwidth_gbps: " + formatNumber(topo.nvlinkBandwidthGbps) + "\n";
+    out += "  nvls_efficiency: " + formatNumber(topo.nvlsEfficiency) + "\n";
+    out += "  nics_per_node: " + integer(topo.nicsPerNode) + "\n";
+    out += "  nic_bandwidth_gbps: " + formatNumber(topo.nicBandwidthGbps) + "\n";
+    out += "  nic_efficiency: " + formatNumber(topo.nicEfficiency) + "\n";
+    out += "  rails: " + integer(topo.rails) + "\n";
+    out += "  leaf_radix: " + integer(topo.leafRadix) + "\n";
+    out += "  leaf_oversubscription: " + formatNumber(topo.leafOversubscription) + "\n";
+    out += "  spine_radix: " + integer(topo.spineRadix) + "\n";
+    out += "  spine_oversubscription: " + formatNumber(topo.spineOversubscription) + "\n";
+    out += "  planes: " + integer(topo.planes) + "\n";
     return out;
 }
 

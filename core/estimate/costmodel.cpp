@@ -84,6 +84,8 @@ HardwareRates hardwareRates(const Config& config, const GpuSpec& gpu, const Esti
     }
     r.computeEfficiency = r.kernels.gemm;
     r.hbmBytesPerS = gpu.hbmBytesPerS * r.kernels.hbm;
+    if (cl.topology.enabled())
+        r.fabric = std::make_shared<const Fabric>(cl);
     r.intraNodeBytesPerS = cl.intraNodeBandwidthGbps * 1e9 * cl.intraNodeEfficiency;
     r.interNodeBytesPerS = cl.interNodeBandwidthGbps * 1e9 * cl.interNodeEfficiency;
     r.intraNodeLatencyS = cl.intraNodeLatencyUs * 1e-6;
@@ -183,6 +185,32 @@ CommPlacement::CommPlacement(const Mesh& mesh, RankId rank, int64_t gpusPerNode)
     , m_gpusPerNode(std::max<int64_t>(1, gpusPerNode))
 {
     m_perNode.fill(0);
+    m_span.fill(GroupSpan { 0 });
+}
+
+const GroupSpan& CommPlacement::span(AxisMask mask, const Fabric& fabric) const
+{
+    GroupSpan& cached = m_span[mask & 31u];
+    if (cached.size == 0)
+        cached = fabric.span(m_mesh->groupMembers(mask, m_mesh->groupIndex(mask, m_rank)), m_rank.value);
+    return cached;
+}
+
+FabricLevel CommPlacement::peerLevel(int32_t peerStage, const Fabric& fabric) const
+{
+    return fabric.levelBetween(m_rank.value, m_mesh->withCoordinate(m_rank, Axis::Pp, peerStage).value);
+}
+
+CollectivePrice commPrice(
+    const ProgramNode& node, const HardwareRates& rates, const CommPlacement& placement, int32_t peerStage)
+{
+    if (!rates.fabric)
+        return {};
+    if (node.kind == NodeKind::Collective)
+        return priceCollective(node.collective, node.bytes, placement.span(node.mask, *rates.fabric), *rates.fabric);
+    if (node.kind == NodeKind::Send)
+        return priceTransfer(node.bytes, placement.peerLevel(peerStage, *rates.fabric), *rates.fabric);
+    return {};
 }
 
 int64_t CommPlacement::membersPerNode(AxisMask mask) const
@@ -257,6 +285,8 @@ double nodeTimeS(const ProgramNode& node, const HardwareRates& rates, const Comm
             : TableLookup {};
         double t = measured.match != TableMatch::None
             ? measured.timeS
+            : rates.fabric
+            ? commPrice(node, rates, placement, peerStage).timeS
             : hierarchicalCollectiveTimeS(node.collective, node.bytes, n, placement.membersPerNode(node.mask), rates);
         // Transformer Engine's overlap splits a TP collective into n chunks pipelined with the GEMM it feeds: one
         // chunk stays exposed.
@@ -266,6 +296,8 @@ double nodeTimeS(const ProgramNode& node, const HardwareRates& rates, const Comm
         return t;
     }
     case NodeKind::Send: {
+        if (rates.fabric)
+            return commPrice(node, rates, placement, peerStage).timeS;
         const bool intra = placement.peerIntraNode(peerStage);
         return p2pTimeS(node.bytes, intra ? rates.intraNodeBytesPerS : rates.interNodeBytesPerS,
             intra ? rates.intraNodeLatencyS : rates.interNodeLatencyS);

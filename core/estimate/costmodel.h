@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "estimate/fabric.h"
 #include "estimate/gpuspec.h"
 #include "estimate/kernelmodel.h"
 #include "estimate/kerneltable.h"
+#include "estimate/ncclmodel.h"
 #include "mesh/mesh.h"
 #include "program/program.h"
 
@@ -15,6 +17,7 @@
 namespace stagecraft {
 
 struct DistributionPlan;
+class CommPlacement;
 
 /// Knobs of the step-time estimate that the config does not hold. Plain value type. (The kernel efficiencies,
 /// bandwidths, efficiencies of the links, latencies and overlaps are config keys: cluster.*, parallelism.overlap_*.)
@@ -55,6 +58,9 @@ struct HardwareRates
     /// Serving with FP8 weights (inference.weight_dtype fp8): per op, the fraction of its bytes left when the weights
     /// of its FP8 GEMMs (fp8Gemm()) are read at 1 byte instead of 2; null otherwise (every byte counts).
     std::shared_ptr<const std::vector<double>> opByteScale;
+    /// cluster.topology when it has one: collectives and sends are then priced on it (estimate/ncclmodel.h) and the
+    /// intra/inter-node fields above are not used for communication. Null = the two-bandwidth model. Shared.
+    std::shared_ptr<const Fabric> fabric;
 };
 
 /// Rates for `config` (its precision, cluster and overlap keys) on `gpu` with `options`; without per-op rates
@@ -89,6 +95,11 @@ double collectiveTimeS(
 double hierarchicalCollectiveTimeS(
     CollectiveType type, int64_t commSizeBytes, int64_t groupSize, int64_t perNode, const HardwareRates& rates);
 
+/// The price of `node` (a collective or a send) on rates.fabric as NCCL runs it, with the level it crosses; the
+/// zero price for other nodes or without a fabric. `peerStage` as for nodeTimeS().
+CollectivePrice commPrice(
+    const ProgramNode& node, const HardwareRates& rates, const CommPlacement& placement, int32_t peerStage);
+
 /// A point-to-point transfer of `bytes`: bytes / B + latency, seconds.
 double p2pTimeS(int64_t bytes, double bytesPerS, double latencyS);
 
@@ -110,12 +121,17 @@ public:
     int64_t membersPerNode(AxisMask mask) const;
     /// True when the rank of pipeline stage `peerStage` with `rank`'s other coordinates is in `rank`'s node.
     bool peerIntraNode(int32_t peerStage) const;
+    /// Where `rank`'s group of `mask` sits on `fabric` (cached per mask; the fabric must stay the same).
+    const GroupSpan& span(AxisMask mask, const Fabric& fabric) const;
+    /// The highest fabric level between `rank` and its pipeline peer of stage `peerStage`.
+    FabricLevel peerLevel(int32_t peerStage, const Fabric& fabric) const;
 
 private:
     const Mesh* m_mesh;
     RankId m_rank;
     int64_t m_gpusPerNode;
     mutable std::array<int64_t, 32> m_perNode; ///< 0 unknown
+    mutable std::array<GroupSpan, 32> m_span; ///< size 0 unknown
 };
 
 /// A data-parallel collective: its group spans ep or edp and it is no expert all-to-all (gradient reductions,

@@ -560,6 +560,11 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         auto sendTime = [&](int32_t from, int32_t to, const UnitProfile& unit) {
             const RankId a = realMesh.withCoordinate(RankId { 0 }, Axis::Pp, from);
             const RankId b = realMesh.withCoordinate(RankId { 0 }, Axis::Pp, to);
+            if (rates.fabric) {
+                const FabricLevel level = rates.fabric->levelBetween(a.value, b.value);
+                return unit.sendBytes / rates.fabric->capacityPerGpu(level)
+                    + unit.sendCount * priceTransfer(0, level, *rates.fabric).timeS;
+            }
             const int64_t gpn = std::max<int64_t>(1, config.cluster.gpusPerNode);
             const bool intra = a.value / gpn == b.value / gpn;
             return unit.sendBytes / (intra ? rates.intraNodeBytesPerS : rates.interNodeBytesPerS)

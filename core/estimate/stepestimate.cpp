@@ -97,6 +97,13 @@ EstimateAssumptions assumptionsOf(const HardwareRates& r)
     a.interNodeGBps = r.interNodeBytesPerS / 1e9;
     a.intraNodeLatencyUs = r.intraNodeLatencyS * 1e6;
     a.interNodeLatencyUs = r.interNodeLatencyS * 1e6;
+    if (r.fabric) {
+        // cluster.topology: NVLink as NCCL reaches it, a GPU's NIC share, NCCL's Simple ring step over each.
+        a.intraNodeGBps = r.fabric->nvlinkBytesPerS() / 1e9;
+        a.interNodeGBps = r.fabric->capacityPerGpu(FabricLevel::Leaf) / 1e9;
+        a.intraNodeLatencyUs = priceTransfer(0, FabricLevel::NvLink, *r.fabric).timeS * 1e6;
+        a.interNodeLatencyUs = priceTransfer(0, FabricLevel::Leaf, *r.fabric).timeS * 1e6;
+    }
     a.overlapGradReduce = r.overlapGradReduce;
     a.overlapParamGather = r.overlapParamGather;
     a.tpCommOverlap = r.tpCommOverlap;

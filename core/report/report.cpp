@@ -2,6 +2,7 @@
 #include "report/report.h"
 
 #include "config/configwriter.h"
+#include "estimate/networkusage.h"
 #include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
 #include "serving/servingsimulation.h"
@@ -105,6 +106,15 @@ namespace {
             { "kernel_launch_us", k.kernelLaunchUs }, { "gemm_efficiency", k.gemmEfficiency },
             { "attention_efficiency", k.attentionEfficiency }, { "hbm_efficiency", k.hbmEfficiency },
             { "kernel_table", k.kernelTable } };
+        const TopologyConfig& topo = k.topology;
+        const nlohmann::ordered_json fabric { { "topology", topo.preset }, { "nvlink_domain", topo.nvlinkDomain },
+            { "nvlink_bandwidth_gbps", topo.nvlinkBandwidthGbps }, { "nvls_efficiency", topo.nvlsEfficiency },
+            { "nics_per_node", topo.nicsPerNode }, { "nic_bandwidth_gbps", topo.nicBandwidthGbps },
+            { "nic_efficiency", topo.nicEfficiency }, { "rails", topo.rails }, { "leaf_radix", topo.leafRadix },
+            { "leaf_oversubscription", topo.leafOversubscription }, { "spine_radix", topo.spineRadix },
+            { "spine_oversubscription", topo.spineOversubscription }, { "planes", topo.planes } };
+        for (const auto& [key, value] : fabric.items())
+            j["cluster"][key] = value;
         return j;
     }
 
@@ -152,6 +162,22 @@ nlohmann::ordered_json reportJson(const SynthesisResult& r)
             { "optimizer", s.optimizerBytes }, { "activations_peak", s.activationPeakBytes }, { "peak", s.peakBytes } };
         c["kv_cache_bytes"] = s.kvCacheBytes;
         classes.push_back(std::move(c));
+    }
+    // cluster.topology: which level of the fabric each kind of communication crosses, how NCCL runs it.
+    if (r.config.cluster.topology.enabled()) {
+        const Fabric fabric(r.config.cluster);
+        for (size_t i = 0; i < classes.size() && i < r.classes.size(); ++i) {
+            const NetworkUsage usage = networkUsage(r, i, fabric);
+            nlohmann::ordered_json uses = nlohmann::ordered_json::array();
+            for (const NetworkUse& u : usage.uses)
+                uses.push_back({ { "what", u.what }, { "level", toString(u.level) },
+                    { "algorithm", toString(u.algorithm) }, { "protocol", toString(u.protocol) }, { "count", u.count },
+                    { "bytes", u.bytes }, { "time_s", u.timeS } });
+            nlohmann::ordered_json perLevel;
+            for (int l = 0; l < kFabricLevelCount; ++l)
+                perLevel[toString(FabricLevel(l))] = usage.bytesPerLevel[static_cast<size_t>(l)];
+            classes[i]["network"] = { { "uses", std::move(uses) }, { "bytes_per_level", std::move(perLevel) } };
+        }
     }
     // The step-time estimate on cluster.gpu, or for serving the serving estimate (resources/docs/report-json.md);
     // omitted when the GPU is unknown.
@@ -279,6 +305,21 @@ std::string reportText(const SynthesisResult& r)
             formatBytes(static_cast<double>(s.collectiveBytes[3])).c_str(),
             formatBytes(static_cast<double>(s.sendBytes)).c_str());
         out << line;
+    }
+    if (c.cluster.topology.enabled()) {
+        const Fabric fabric(c.cluster);
+        out << "\nnetwork (cluster.topology "
+            << (c.cluster.topology.preset.empty() ? "custom" : c.cluster.topology.preset)
+            << "): the highest level each communication crosses, and NCCL's algorithm for its largest instance\n";
+        for (size_t i = 0; i < r.classes.size(); ++i) {
+            const NetworkUsage usage = networkUsage(r, i, fabric);
+            for (const NetworkUse& u : usage.uses) {
+                std::snprintf(line, sizeof line, "  stage %-4d %-24s %-6s %-9s %-6s %6lld x %11s %10.3f ms\n",
+                    r.classes[i].stage, u.what.c_str(), toString(u.level), toString(u.algorithm), toString(u.protocol),
+                    static_cast<long long>(u.count), formatBytes(static_cast<double>(u.bytes)).c_str(), u.timeS * 1e3);
+                out << line;
+            }
+        }
     }
     if (isInference(c)) {
         out << "KV cache per rank at the end of the programs:";

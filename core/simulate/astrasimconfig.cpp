@@ -29,7 +29,9 @@
 #include "simulate/astrasimconfig.h"
 
 #include "config/configwriter.h"
+#include "estimate/ncclmodel.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace stagecraft {
@@ -61,8 +63,113 @@ namespace {
 
 } // namespace
 
+const char* toString(AstraSimBackend backend)
+{
+    return backend == AstraSimBackend::CongestionAware ? "congestion-aware" : "congestion-unaware";
+}
+
+namespace {
+
+    /// ASTRA-sim's implementation closest to NCCL's algorithm: NVLink SHARP's one pass through the switch is
+    /// "direct"; the rest run as rings. ASTRA-sim 518bd51's "doubleBinaryTree" crashed (SIGSEGV) on a 256-NPU
+    /// switch dimension (tests/astrasim/matrix, l8b-256-dp32tp8), and it has no PAT: tree and PAT stay rings.
+    const char* astraAlgorithm(NcclAlgorithm a)
+    {
+        switch (a) {
+        case NcclAlgorithm::Nvls:
+        case NcclAlgorithm::NvlsTree:
+        case NcclAlgorithm::Direct:
+            return "direct";
+        case NcclAlgorithm::Ring:
+        case NcclAlgorithm::Tree:
+        case NcclAlgorithm::Pat:
+            break;
+        }
+        return "ring";
+    }
+
+    /// The dimensions of cluster.topology for a world of `world` GPUs (see astraSimSetup()).
+    bool topologyDims(const Config& config, const Fabric& f, AstraSimSetup& s, std::string& error)
+    {
+        const int64_t world = config.parallelism.worldSize();
+        const int64_t domain = std::min(world, std::max<int64_t>(1, f.topology().nvlinkDomain));
+        const int64_t gpn = std::max<int64_t>(1, config.cluster.gpusPerNode);
+        // Units of each level, in GPUs: the domain, the leaf group, the pod, the world.
+        const int64_t leafGpus = std::max(domain, f.leafNodes() * gpn);
+        const int64_t podGpus = std::max(leafGpus, f.podNodes() * gpn);
+        const int64_t sizes[4] = { domain, leafGpus, podGpus, world };
+        int64_t below = 1;
+        for (int level = 0; level < 4 && below < world; ++level) {
+            const int64_t unit = std::min(world, sizes[level]);
+            if (unit % below != 0 || (level == 3 && world % below != 0)) {
+                error = "world size " + std::to_string(world) + " does not tile the topology's "
+                    + toString(FabricLevel(level)) + " level of " + std::to_string(unit)
+                    + " GPUs: ASTRA-sim's dimensions must multiply to the world";
+                return false;
+            }
+            const int64_t npus = unit / below;
+            if (npus < 2)
+                continue;
+            const FabricLevel l = FabricLevel(level);
+            AstraSimNetworkDim d;
+            d.topology = "Switch";
+            d.npus = npus;
+            d.bandwidthGiBps = f.capacityPerGpu(l) / kBytesPerAstraGB;
+            // Half of NCCL's per-step latency per hop: Simple ring over NVLink 3.4 us, over the network 14 us.
+            d.latencyNsPerHop = (l == FabricLevel::NvLink ? 3400.0 : 14000.0) / kSwitchHops;
+            s.dims.push_back(d);
+            s.levels.push_back(toString(l));
+            // NCCL's choice for a 64 MiB operation over a group of this dimension alone.
+            GroupSpan span;
+            span.size = npus;
+            span.level = l;
+            span.perDomain = l == FabricLevel::NvLink ? npus : 1;
+            span.perLeaf = l <= FabricLevel::Leaf ? npus : 1;
+            span.perPod = l <= FabricLevel::Spine ? npus : 1;
+            span.domains = l == FabricLevel::NvLink ? 1 : npus;
+            const int64_t bytes = int64_t(64) << 20;
+            s.allReduce.push_back(astraAlgorithm(priceCollective(CollectiveType::AllReduce, bytes, span, f).algorithm));
+            s.reduceScatter.push_back(
+                astraAlgorithm(priceCollective(CollectiveType::ReduceScatter, bytes, span, f).algorithm));
+            s.allGather.push_back(
+                astraAlgorithm(priceCollective(CollectiveType::AllGather, bytes / npus, span, f).algorithm));
+            s.allToAll.push_back("direct");
+            below = unit;
+        }
+        if (s.dims.empty()) {
+            error = "the topology puts the whole world in one GPU";
+            return false;
+        }
+        if (s.backend == AstraSimBackend::CongestionAware && s.dims.size() > 1) {
+            const AstraSimNetworkDim top = s.dims.back();
+            const std::string level = s.levels.back();
+            s.notes.push_back(
+                "the congestion-aware backend (astra-network-analytical 599a047) models one dimension: the "
+                + std::to_string(s.dims.size()) + " levels of the topology (" +
+                [&] {
+                    std::string l;
+                    for (const std::string& x : s.levels)
+                        l += (l.empty() ? "" : ", ") + x;
+                    return l;
+                }()
+                + ") run as one switch of " + std::to_string(world) + " NPUs at the " + level
+                + " bandwidth, so traffic inside an NVLink domain is simulated at that bandwidth too");
+            AstraSimNetworkDim one = top;
+            one.npus = world;
+            s.dims = { one };
+            s.levels = { level };
+            s.allReduce = { s.allReduce.back() };
+            s.reduceScatter = { s.reduceScatter.back() };
+            s.allGather = { s.allGather.back() };
+            s.allToAll = { "direct" };
+        }
+        return true;
+    }
+
+} // namespace
+
 std::optional<AstraSimSetup> astraSimSetup(
-    const Config& config, const HardwareRates& rates, bool trackLocalMem, std::string& error)
+    const Config& config, const HardwareRates& rates, bool trackLocalMem, std::string& error, AstraSimBackend backend)
 {
     const int64_t world = config.parallelism.worldSize();
     const int64_t perNode = config.cluster.gpusPerNode;
@@ -98,10 +205,27 @@ std::optional<AstraSimSetup> astraSimSetup(
     s.peakPerfTflops = rates.peakFlops * rates.computeEfficiency / 1e12;
     s.localMemBwGBps = rates.hbmBytesPerS / 1e9;
     s.trackLocalMem = trackLocalMem;
+    s.backend = backend;
+    if (backend == AstraSimBackend::CongestionAware) {
+        // The congestion-aware backend sends a chunk over each link of its route in turn (store and forward,
+        // astra-network-analytical congestion_aware/network/Link.cpp): one chunk through a switch takes twice its
+        // serialization. Four chunks in flight per dimension pipeline the two hops, as NCCL's slices do.
+        s.datasetSplits = 4;
+        s.activeChunks = 4;
+    }
+    if (rates.fabric) {
+        if (!topologyDims(config, *rates.fabric, s, error))
+            return std::nullopt;
+        return s;
+    }
     if (world <= perNode) {
         s.dims.push_back(switchDim(world, rates.intraNodeBytesPerS, rates.intraNodeLatencyS));
     } else if (perNode == 1) {
         s.dims.push_back(switchDim(world, rates.interNodeBytesPerS, rates.interNodeLatencyS));
+    } else if (backend == AstraSimBackend::CongestionAware) {
+        s.dims.push_back(switchDim(world, rates.interNodeBytesPerS, rates.interNodeLatencyS));
+        s.notes.push_back("the congestion-aware backend (astra-network-analytical 599a047) models one dimension: all "
+            + std::to_string(world) + " NPUs on one switch at the inter-node bandwidth");
     } else {
         s.dims.push_back(switchDim(perNode, rates.intraNodeBytesPerS, rates.intraNodeLatencyS));
         s.dims.push_back(switchDim(world / perNode, rates.interNodeBytesPerS, rates.interNodeLatencyS));
@@ -109,10 +233,10 @@ std::optional<AstraSimSetup> astraSimSetup(
     return s;
 }
 
-std::optional<AstraSimSetup> astraSimSetup(
-    const Config& config, const GpuSpec& gpu, const EstimateOptions& options, bool trackLocalMem, std::string& error)
+std::optional<AstraSimSetup> astraSimSetup(const Config& config, const GpuSpec& gpu, const EstimateOptions& options,
+    bool trackLocalMem, std::string& error, AstraSimBackend backend)
 {
-    return astraSimSetup(config, hardwareRates(config, gpu, options), trackLocalMem, error);
+    return astraSimSetup(config, hardwareRates(config, gpu, options), trackLocalMem, error, backend);
 }
 
 std::string astraSimSystemJson(const AstraSimSetup& setup)
@@ -123,12 +247,15 @@ std::string astraSimSystemJson(const AstraSimSetup& setup)
     j["scheduling-policy"] = "FIFO";
     j["collective-optimization"] = "localBWAware";
     j["endpoint-delay"] = setup.endpointDelayNs;
-    j["active-chunks-per-dimension"] = 1;
+    j["active-chunks-per-dimension"] = setup.activeChunks;
     j["preferred-dataset-splits"] = setup.datasetSplits;
-    j["all-reduce-implementation"] = std::vector<std::string>(dims, "ring");
-    j["reduce-scatter-implementation"] = std::vector<std::string>(dims, "ring");
-    j["all-gather-implementation"] = std::vector<std::string>(dims, "ring");
-    j["all-to-all-implementation"] = std::vector<std::string>(dims, "direct");
+    auto impl = [&](const std::vector<std::string>& chosen, const char* otherwise) {
+        return chosen.size() == dims ? chosen : std::vector<std::string>(dims, otherwise);
+    };
+    j["all-reduce-implementation"] = impl(setup.allReduce, "ring");
+    j["reduce-scatter-implementation"] = impl(setup.reduceScatter, "ring");
+    j["all-gather-implementation"] = impl(setup.allGather, "ring");
+    j["all-to-all-implementation"] = impl(setup.allToAll, "direct");
     j["roofline-enabled"] = 1;
     j["peak-perf"] = setup.peakPerfTflops;
     j["local-mem-bw"] = setup.localMemBwGBps;
@@ -142,7 +269,16 @@ std::string astraSimSystemJson(const AstraSimSetup& setup)
 std::string astraSimNetworkYaml(const AstraSimSetup& setup)
 {
     const auto& d = setup.dims;
-    std::string out = "# ASTRA-sim analytical network: one dimension per level (inside a node, across nodes)\n";
+    std::string out = "# ASTRA-sim analytical network (" + std::string(toString(setup.backend)) + "): one dimension per level ("
+        + (setup.levels.empty() ? std::string("inside a node, across nodes") : [&] {
+              std::string l;
+              for (const std::string& x : setup.levels)
+                  l += (l.empty() ? "" : ", ") + x;
+              return l;
+          }())
+        + ")\n";
+    for (const std::string& note : setup.notes)
+        out += "# " + note + "\n";
     out += "topology: " + yamlList(d, [](const AstraSimNetworkDim& x) { return x.topology; }) + "\n";
     out += "npus_count: " + yamlList(d, [](const AstraSimNetworkDim& x) { return std::to_string(x.npus); }) + "\n";
     out += "bandwidth: " + yamlList(d, [](const AstraSimNetworkDim& x) { return formatNumber(x.bandwidthGiBps); })

@@ -402,6 +402,9 @@ std::vector<std::vector<std::string>> documentedPlans()
         test::operator+(plan,
             { "model.family=moe", "model.experts=4", "model.top_k=2", "model.expert_ffn_hidden=256",
                 "parallelism.ep=2" }),
+        // cluster.topology: the network section of each class.
+        // (tiny states every fabric key, at no topology: these two make one.)
+        test::operator+(plan, { "cluster.nvlink_domain=8", "cluster.nvlink_bandwidth_gbps=370.8" }),
         // Serving: the serving estimate's keys.
         test::operator+(plan,
             { "workload=inference", "inference.batch=4", "inference.prompt_tokens=32", "inference.output_tokens=8" }),

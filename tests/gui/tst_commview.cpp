@@ -6,6 +6,7 @@
 #include "heatmap/colorscale.h"
 #include "heatmap/commmatrix.h"
 #include "heatmap/commview.h"
+#include "heatmap/fabriclevelpanel.h"
 #include "heatmap/heatmapgeometry.h"
 #include "heatmap/heatmapwidget.h"
 #include "models/commmatrixmodel.h"
@@ -16,6 +17,7 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTableWidget>
 #include <QtTest>
 #include <cmath>
 
@@ -286,6 +288,43 @@ private Q_SLOTS:
         QVERIFY(!view.isEnabled());
     }
 
+    void bytesByFabricLevel()
+    {
+        // llama3-70b dp16 tp8 pp8 (1,024 ranks, 128 nodes) on the DGX SuperPOD: tp stays in a node's NVLink, a dp
+        // group is 16 consecutive nodes (one scalable unit of 32: its rail leaves), a pipeline send crosses 16 nodes,
+        // inside a scalable unit from even stages and into the next unit (the spines) from odd ones. 4 units are
+        // one pod: nothing reaches the core.
+        const auto r = synth("llama3-70b", llama70b() << QStringLiteral("cluster.topology=dgx-h100-superpod"));
+        CommView view;
+        view.resize(1400, 900);
+        view.setResult(r);
+        QVERIFY(waitForMatrix(view));
+        QTableWidget* t = view.levelPanel()->table();
+        QCOMPARE(t->rowCount(), 4);
+        auto text = [&](int row, int column) { return t->item(row, column)->text(); };
+        QVERIFY(text(0, 3).contains(QLatin1String("tp")));
+        QVERIFY(text(1, 3).contains(QLatin1String("dp")));
+        QVERIFY(text(1, 3).contains(QLatin1String("send pp")));
+        QCOMPARE(text(2, 3), QStringLiteral("send pp (direct)"));
+        QCOMPARE(text(3, 3), QStringLiteral("nothing"));
+        // The bytes of all levels add up to every rank's comm sizes (the report's comm_bytes times the ranks).
+        const FabricLevelSummary s = summarizeFabricLevels(*r);
+        double expected = 0;
+        for (const ClassSummary& c : r->summaries) {
+            double perRank = double(c.sendBytes);
+            for (int64_t b : c.collectiveBytes)
+                perRank += double(b);
+            expected += perRank * double(c.ranks);
+        }
+        QCOMPARE(s.bytes[0] + s.bytes[1] + s.bytes[2] + s.bytes[3], expected);
+        QCOMPARE(s.bytes[3], 0.0);
+        // Without a topology: a node and the network.
+        view.setResult(synth("llama3-70b", llama70b()));
+        QVERIFY(waitForMatrix(view));
+        QCOMPARE(t->rowCount(), 2);
+        QCOMPARE(text(0, 0), QStringLiteral("Inside a node"));
+    }
+
     void screenshot_data()
     {
         QTest::addColumn<QString>("preset");
@@ -294,6 +333,9 @@ private Q_SLOTS:
         QTest::newRow("tiny dp2 tp2 pp2") << QStringLiteral("tiny") << dp2tp2pp2() << QStringLiteral("comm-tiny.png");
         QTest::newRow("llama3-70b dp16 tp8 pp8")
             << QStringLiteral("llama3-70b") << llama70b() << QStringLiteral("comm-llama70b.png");
+        QTest::newRow("llama3-70b on the DGX SuperPOD")
+            << QStringLiteral("llama3-70b") << (llama70b() << QStringLiteral("cluster.topology=dgx-h100-superpod"))
+            << QStringLiteral("comm-llama70b-superpod.png");
     }
 
     // Renders the view offscreen at 1400x900 with the largest cell hovered. With STAGECRAFT_SCREENSHOT_DIR set,

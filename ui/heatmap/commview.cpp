@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heatmap/commview.h"
 
+#include "heatmap/fabriclevelpanel.h"
 #include "heatmap/heatmapwidget.h"
 #include "models/commmatrixmodel.h"
 #include "models/formatting.h"
@@ -27,6 +28,7 @@ struct CommView::Built
     std::shared_ptr<const CommMatrix> matrix;
     QImage image;
     LogColorScale scale;
+    FabricLevelSummary levels;
 };
 
 namespace {
@@ -143,6 +145,8 @@ CommView::CommView(QWidget* parent)
     QFont bold = font();
     bold.setBold(true);
     m_groupsLabel->setFont(bold);
+    m_levelPanel = new FabricLevelPanel(right);
+    rightLayout->addWidget(m_levelPanel);
     rightLayout->addWidget(m_groupsLabel);
     rightLayout->addWidget(m_groupsTable, 1);
     rightLayout->addWidget(mutedLabel(tr("Select a group to mark its members on the heatmap."), this));
@@ -174,6 +178,7 @@ void CommView::setResult(std::shared_ptr<const SynthesisResult> result)
     if (!m_result) {
         m_matrixModel->setMatrix(nullptr, nullptr);
         m_heatmap->setImage(QImage(), LogColorScale(), QString());
+        m_levelPanel->clear();
         return;
     }
     m_groupsLabel->setText(tr("Communicator groups (%1)").arg(formatExact(m_result->groups.groupCount())));
@@ -283,6 +288,7 @@ void CommView::requestMatrix()
             built.scale = LogColorScale(matrix->minNonZeroCell, matrix->maxCell);
             built.image = renderCommMatrixImage(*matrix, built.scale, HeatmapWidget::emptyCellColor());
             built.matrix = std::move(matrix);
+            built.levels = summarizeFabricLevels(*result);
             return built;
         },
         [this](const Built& built) { applyMatrix(built); });
@@ -292,6 +298,7 @@ void CommView::applyMatrix(const Built& built)
 {
     const CommMatrix& m = *built.matrix;
     m_matrixModel->setMatrix(m_result, built.matrix);
+    m_levelPanel->setSummary(built.levels);
     const QString unit = commGroupingName(m.options.grouping);
     m_heatmap->setImage(m.maxCell > 0 ? built.image : QImage(), built.scale, unit);
     m_heatmap->setEmptyText(tr("No traffic for the chosen collectives and axes."));
@@ -395,6 +402,11 @@ QComboBox* CommView::groupingCombo() const
 QLabel* CommView::hoverLabel() const
 {
     return m_hoverLabel;
+}
+
+FabricLevelPanel* CommView::levelPanel() const
+{
+    return m_levelPanel;
 }
 
 QLabel* CommView::summaryLabel() const

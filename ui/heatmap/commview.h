@@ -16,6 +16,7 @@ class QTableView;
 namespace stagecraft {
 
 class CommMatrixModel;
+class FabricLevelPanel;
 class GroupsModel;
 class HeatmapWidget;
 
@@ -52,6 +53,8 @@ public:
     QComboBox* groupingCombo() const;
     QLabel* hoverLabel() const;
     QLabel* summaryLabel() const;
+    /// Bytes by fabric level (cluster.topology), refreshed with the matrix.
+    FabricLevelPanel* levelPanel() const;
 
 Q_SIGNALS:
     /// The heatmap and the matrix model show the latest request.
@@ -81,6 +84,7 @@ private:
     QLabel* m_legendLabel;
     QLabel* m_groupsLabel;
     QLabel* m_staleBanner;
+    FabricLevelPanel* m_levelPanel = nullptr;
     LatestRun m_run;
     bool m_syncing = false;
 };

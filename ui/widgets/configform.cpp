@@ -5,6 +5,7 @@
 #include "config/configloader.h"
 #include "config/configvalidator.h"
 #include "config/workloadswitch.h"
+#include "config/topologypresets.h"
 #include "estimate/gpuspec.h"
 #include "widgets/int64spinbox.h"
 
@@ -195,6 +196,80 @@ namespace {
         std::vector<FieldSpec> fields;
         QString inferenceTitle; ///< the title while config.workload is inference; empty = `title`
     };
+
+    /// cluster.topology: the preset and the fabric's main figures (config/topologyconfig.h).
+    Group topologyGroup()
+    {
+        Group g { QObject::tr("Network topology"), {}, {} };
+        FieldSpec preset;
+        preset.keyPath = QStringLiteral("cluster.topology");
+        preset.label = QObject::tr("Topology");
+        preset.help = QObject::tr("The fabric from the GPU up (NVLink domain, rails, leaves, spines); collectives are "
+                                  "then priced as NCCL runs them on it. Empty: two bandwidths (the Cluster group)");
+        preset.kind = FieldKind::Text;
+        preset.suggestions << QString();
+        for (const std::string& name : topologyPresetNames())
+            preset.suggestions << QString::fromStdString(name);
+        preset.getText = [](const Config& c) { return QString::fromStdString(c.cluster.topology.preset); };
+        preset.setText = [](Config& c, const QString& text) {
+            const std::string name = text.trimmed().toStdString();
+            if (name.empty())
+                c.cluster.topology = TopologyConfig {};
+            else if (const TopologyConfig* figures = topologyPreset(name))
+                c.cluster.topology = *figures;
+        };
+        g.fields.push_back(std::move(preset));
+        auto integer = [](const char* key, QString label, QString help, int64_t TopologyConfig::*member,
+                           qint64 minimum) {
+            FieldSpec f;
+            f.keyPath = QString::fromLatin1(key);
+            f.label = std::move(label);
+            f.help = std::move(help);
+            f.kind = FieldKind::Integer;
+            f.minimum = minimum;
+            f.maximum = qint64(1) << 20;
+            f.get = [member](const Config& c) { return qint64(c.cluster.topology.*member); };
+            f.set = [member](Config& c, qint64 v) { c.cluster.topology.*member = v; };
+            return f;
+        };
+        g.fields.push_back(integer("cluster.nvlink_domain", QObject::tr("NVLink domain"),
+            QObject::tr("GPUs sharing one NVLink/NVSwitch domain (8 in a DGX, 72 in an NVL72 rack); 0 = no topology"),
+            &TopologyConfig::nvlinkDomain, 0));
+        g.fields.push_back(integer("cluster.nics_per_node", QObject::tr("NICs per node"),
+            QObject::tr("Network interfaces per node"), &TopologyConfig::nicsPerNode, 1));
+        g.fields.push_back(integer("cluster.rails", QObject::tr("Rails"),
+            QObject::tr("Rails of a rail-optimized fabric; 0 = a leaf serves whole nodes"), &TopologyConfig::rails, 0));
+        g.fields.push_back(integer("cluster.planes", QObject::tr("Planes"),
+            QObject::tr("Independent network planes, each NIC in one"), &TopologyConfig::planes, 1));
+        auto decimalOf = [](const char* key, QString label, QString help, double TopologyConfig::*member) {
+            const DecimalRange range = *clusterDecimalRange(key);
+            FieldSpec f;
+            f.keyPath = QString::fromLatin1(key);
+            f.label = std::move(label);
+            f.help = std::move(help);
+            f.kind = FieldKind::Text;
+            f.decimalMaximum = range.maximum;
+            f.getText = [member](const Config& c) { return QString::number(c.cluster.topology.*member, 'g', 6); };
+            f.setText = [member, range](Config& c, const QString& text) {
+                bool ok = false;
+                const double value = text.trimmed().toDouble(&ok);
+                if (ok && std::isfinite(value) && (range.zeroAllowed ? value >= 0 : value > 0)
+                    && value <= range.maximum)
+                    c.cluster.topology.*member = value;
+            };
+            return f;
+        };
+        g.fields.push_back(decimalOf("cluster.nvlink_bandwidth_gbps", QObject::tr("NVLink GB/s (NCCL)"),
+            QObject::tr("NVLink bandwidth per GPU and direction as NCCL reaches it"),
+            &TopologyConfig::nvlinkBandwidthGbps));
+        g.fields.push_back(decimalOf("cluster.nic_bandwidth_gbps", QObject::tr("NIC GB/s"),
+            QObject::tr("Bandwidth per NIC and direction (400 Gb/s = 50)"), &TopologyConfig::nicBandwidthGbps));
+        g.fields.push_back(decimalOf("cluster.leaf_oversubscription", QObject::tr("Leaf oversubscription"),
+            QObject::tr("Ports down per port up at a leaf (2 = 2:1)"), &TopologyConfig::leafOversubscription));
+        g.fields.push_back(decimalOf("cluster.spine_oversubscription", QObject::tr("Core oversubscription"),
+            QObject::tr("Pod-to-core oversubscription above the spines"), &TopologyConfig::spineOversubscription));
+        return g;
+    }
 
     std::vector<Group> formGroups()
     {
@@ -574,6 +649,7 @@ namespace {
             QObject::tr("Gap between back-to-back kernels, added to every compute node"),
             &ClusterConfig::kernelLaunchUs));
         groups.push_back(std::move(cluster));
+        groups.push_back(topologyGroup());
         return groups;
     }
 
