@@ -34,7 +34,7 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # variable), so that tests/packaging/check_deb.cmake checks it even on a machine where dpkg-shlibdeps is used.
 string(CONCAT CPACK_STAGECRAFT_DEPENDS_BY_HAND
     "libc6, libstdc++6, libgcc-s1, libqt6core6, libqt6gui6, libqt6widgets6, libqt6charts6, libqt6concurrent6, "
-    "libprotobuf32, libyaml-cpp0.7, libgvc6, libcgraph6, fonts-dejavu-core")
+    "libprotobuf32, libyaml-cpp0.7, libgvc6, libcgraph6, zlib1g, fonts-dejavu-core")
 # CPack's DEB generator runs dpkg-shlibdeps only on files that `file` (package file, not in a minimal Debian)
 # calls ELF, and stops with "file utility is not available" without it: both are needed.
 find_program(STAGECRAFT_DPKG_SHLIBDEPS dpkg-shlibdeps)

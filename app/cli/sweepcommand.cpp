@@ -241,10 +241,10 @@ Command addSweepCommand(CLI::App& app)
                     slo.sloTpotS = (state->tpotMs ? *state->tpotMs : config->inference.sloTpotMs) / 1e3;
                     slo.attainment = state->attainment;
                     slo.maxGpusPerReplica = state->gpus;
-                    TerminalProgress terminal;
-                    const bool tty = isatty(STDERR_FILENO) == 1;
-                    const SloSweepResult result = sloSweep(*config, *gpu, options, slo, tty ? &terminal : nullptr);
-                    terminal.finish();
+                    InterruptGuard interrupts;
+                    SweepProgress progress;
+                    const SloSweepResult result = sloSweep(*config, *gpu, options, slo, &progress);
+                    progress.finish();
                     if (!result.error.empty()) {
                         std::cerr << "stagecraft: " << result.error << "\n";
                         return ExitBadInput;

@@ -9,8 +9,8 @@
 #include "config/hfimport.h"
 #include "config/presets.h"
 #include "config/suggestion.h"
-#include "output/messagetext.h"
 #include "config/topologypresets.h"
+#include "output/messagetext.h"
 
 #include <algorithm>
 #include <charconv>
@@ -57,10 +57,9 @@ namespace {
     const std::vector<std::string_view> kClusterKeys { "preset", "gpu", "gpus_per_node", "intra_node_bandwidth_gbps",
         "inter_node_bandwidth_gbps", "intra_node_efficiency", "inter_node_efficiency", "intra_node_latency_us",
         "inter_node_latency_us", "kernel_launch_us", "gemm_efficiency", "attention_efficiency", "hbm_efficiency",
-        "kernel_table" };
-        "topology", "nvlink_domain", "nvlink_bandwidth_gbps", "nvls_efficiency", "nics_per_node", "nic_bandwidth_gbps",
-        "nic_efficiency", "rails", "leaf_radix", "leaf_oversubscription", "spine_radix", "spine_oversubscription",
-        "planes" };
+        "kernel_table", "topology", "nvlink_domain", "nvlink_bandwidth_gbps", "nvls_efficiency", "nics_per_node",
+        "nic_bandwidth_gbps", "nic_efficiency", "rails", "leaf_radix", "leaf_oversubscription", "spine_radix",
+        "spine_oversubscription", "planes" };
 
     /// Names other tools use for our keys (Hugging Face config.json, Megatron-LM flags): suggested for unknown keys.
     const std::vector<std::pair<std::string_view, std::string_view>> kAliases {

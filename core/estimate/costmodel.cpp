@@ -283,8 +283,7 @@ double nodeTimeS(const ProgramNode& node, const HardwareRates& rates, const Comm
         const TableLookup measured = rates.kernelTable
             ? lookupCollective(*rates.kernelTable, collectiveTableName(node.collective), node.bytes, n)
             : TableLookup {};
-        double t = measured.match != TableMatch::None
-            ? measured.timeS
+        double t = measured.match != TableMatch::None ? measured.timeS
             : rates.fabric
             ? commPrice(node, rates, placement, peerStage).timeS
             : hierarchicalCollectiveTimeS(node.collective, node.bytes, n, placement.membersPerNode(node.mask), rates);

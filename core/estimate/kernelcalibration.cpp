@@ -214,8 +214,7 @@ std::string calibrationSummaryText(const CalibrationSummary& s, const KernelTabl
     out += "  elementwise: " + std::to_string(s.elementwiseKernels) + " kernels -> "
         + std::to_string(t.elementwise.size()) + " sizes\n";
     out += "  NCCL:        " + std::to_string(s.collectiveKernels - s.collectivesWithoutArgs - s.otherCollectives)
-        + " kernels -> "
-        + std::to_string(t.collectives.size()) + " (collective, size, group)";
+        + " kernels -> " + std::to_string(t.collectives.size()) + " (collective, size, group)";
     if (s.collectivesWithoutArgs > 0)
         out += "; " + std::to_string(s.collectivesWithoutArgs)
             + " without collective arguments (older profilers do not record them)";

@@ -4,8 +4,8 @@
 #include "config/clusterpresets.h"
 #include "config/configloader.h"
 #include "config/configvalidator.h"
-#include "config/workloadswitch.h"
 #include "config/topologypresets.h"
+#include "config/workloadswitch.h"
 #include "estimate/gpuspec.h"
 #include "widgets/int64spinbox.h"
 
