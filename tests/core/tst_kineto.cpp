@@ -36,6 +36,9 @@ constexpr bool kAddressSanitizer = false;
 constexpr bool kAddressSanitizer = false;
 #endif
 
+constexpr const char* kAsanRssSkip =
+    "under AddressSanitizer resident memory is not the reader's; the plain build checks it";
+
 /// Peak resident memory of this process so far, MiB (Linux reports ru_maxrss in KiB).
 double peakRssMiB()
 {
@@ -450,7 +453,7 @@ void TestKineto::hostileFiles()
     }
     // Nothing above may have cost more than a few MiB (the 1 GiB inputs are never held).
     if (kAddressSanitizer)
-        QSKIP("resident memory is not the reader's under AddressSanitizer (quarantine, shadow); asserted in the plain build");
+        QSKIP(kAsanRssSkip);
     QVERIFY2(peakRssMiB() - rssBefore < 64, std::to_string(peakRssMiB() - rssBefore).c_str());
 }
 
@@ -493,7 +496,7 @@ void TestKineto::memoryStaysBounded()
 {
     // The whole test so far (every trace above, the 1 GiB inputs) within the 200 MB.
     if (kAddressSanitizer)
-        QSKIP("resident memory is not the reader's under AddressSanitizer (quarantine, shadow); asserted in the plain build");
+        QSKIP(kAsanRssSkip);
     QVERIFY2(peakRssMiB() < 200, std::to_string(peakRssMiB()).c_str());
 }
 
