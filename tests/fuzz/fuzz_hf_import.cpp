@@ -33,9 +33,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         check(!d.message.empty());
         check(d.file == fileName);
         check(d.line >= 0 && d.line <= lines && d.column >= 0);
-        // Without a position only a file refused whole: over the size limit, binary, or not starting like JSON
-        // (such a file is described, never quoted).
-        check(d.line > 0 || (!imported.model && imported.diagnostics.size() == 1));
+        // Without a position only a file refused whole: over the size limit, or binary or not starting like JSON
+        // (described in one "not a Hugging Face config.json" error, never quoted).
+        const bool refusedWhole =
+            imported.diagnostics.size() == 1 && d.message.rfind("not a Hugging Face config.json: ", 0) == 0;
+        check(d.line > 0 || size > stagecraft::kMaxHfConfigBytes || refusedWhole);
     }
     check(imported.model.has_value() != stagecraft::hasErrors(imported.diagnostics));
     if (!imported.model)
