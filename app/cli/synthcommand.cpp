@@ -3,10 +3,12 @@
 // Also accepts STAGE's main.py flags (--output_dir, --output_name, --dmodel, ...) with STAGE's meanings, so a
 // script written for STAGE runs unchanged.
 #include "command.h"
+#include "estimate/stepestimate.h"
 #include "export/traceexporter.h"
 #include "interruptguard.h"
 #include "output/messagetext.h"
 #include "report/report.h"
+#include "serving/iterationexport.h"
 
 #include <charconv>
 #include <cstdio>
@@ -130,6 +132,8 @@ Command addSynthCommand(CLI::App& app)
         bool ctrlAsData = false;
         int threads = 0;
         bool quiet = false;
+        std::string servingIteration;
+        int64_t window = 1;
     };
     auto st = std::make_shared<State>();
     CLI::App* cmd = app.add_subcommand("synth",
@@ -147,6 +151,11 @@ Command addSynthCommand(CLI::App& app)
         "Write the schedule's ordering edges into data_deps (for readers that ignore ctrl_deps)");
     cmd->add_option("--threads", st->threads, "Files written in parallel (default: all cores)");
     cmd->add_flag("-q,--quiet", st->quiet, "Print nothing on success");
+    cmd->add_option("--serving-iteration", st->servingIteration,
+        "Serving: simulate the requests and write the traces of iteration N (or `longest`) of replica 0 instead: "
+        "<name>-iterN-prefill for its prompt chunks, <name>-iterN-decode for its decoding batch");
+    cmd->add_option("--window", st->window,
+        "With --serving-iteration: decode steps of the iteration's batch in the decode set (default 1)");
     st->stage.add(cmd);
 
     return { cmd,
@@ -265,89 +274,146 @@ Command addSynthCommand(CLI::App& app)
                 return InterruptGuard::exitCodeFor(sig);
             };
             TerminalProgress progress;
-            SynthesisOptions synthesisOptions;
-            synthesisOptions.memorySeries = false; // the export needs each class's peak, not its series
-            SynthesisOutcome outcome = synthesize(*loaded.config, &progress, nullptr, synthesisOptions);
-            if (InterruptGuard::signal() != 0)
-                return interrupted();
-            if (!outcome.result) {
-                printDiagnostics(outcome.diagnostics);
-                return ExitBadInput;
-            }
-            const SynthesisResult& result = *outcome.result;
-            ExportOptions options;
-            options.directory = s.out;
-            options.name = name.empty() ? result.config.name : name;
-            options.format = s.format == "json" ? ChakraFileFormat::Json : ChakraFileFormat::Protobuf;
-            options.force = s.force;
-            // A STAGE script reruns into the same folder; STAGE overwrites there, so our own files are replaced.
-            options.replaceOwn = stageMode;
-            options.rankExtension = rankExtension;
-            options.tensorLists = s.tensorLists;
-            options.ctrlDepsAsData = s.ctrlAsData;
-            options.threads =
-                s.threads > 0 ? s.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-            if (!s.ranks.empty()) {
-                // Exactly A:B with decimal integers, 0 <= A < B <= world.
-                const std::string& text = s.ranks;
-                const size_t colon = text.find(':');
-                int64_t a = -1, b = -1;
-                auto number = [](std::string_view v, int64_t& out) {
-                    if (v.empty() || v.front() == '+' || v.front() == '-')
-                        return false;
-                    const auto [ptr, err] = std::from_chars(v.data(), v.data() + v.size(), out);
-                    return err == std::errc() && ptr == v.data() + v.size();
-                };
-                const int64_t world = result.worldSize();
-                if (colon == std::string::npos || !number(std::string_view(text).substr(0, colon), a)
-                    || !number(std::string_view(text).substr(colon + 1), b)) {
-                    std::cerr << "stagecraft: --ranks '" << text
-                              << "': expected A:B with decimal integers 0 <= A < B <= " << world
-                              << " (e.g. 0:" << std::min<int64_t>(world, 512) << ")\n";
-                    return ExitBadInput;
-                }
-                if (!(a < b && b <= world)) {
-                    std::cerr << "stagecraft: --ranks " << a << ":" << b << ": expected 0 <= A < B <= " << world
-                              << " (the world size of this plan)\n";
-                    return ExitBadInput;
-                }
-                options.firstRank = a;
-                options.endRank = b;
-            }
-            try {
-                const ExportSummary sum = exportTrace(result, options, &progress);
-                if (sum.cancelled)
+            auto writeSet = [&](const Config& config, const std::string& setName) -> int {
+                SynthesisOptions synthesisOptions;
+                synthesisOptions.memorySeries = false; // the export needs each class's peak, not its series
+                SynthesisOutcome outcome = synthesize(config, &progress, nullptr, synthesisOptions);
+                if (InterruptGuard::signal() != 0)
                     return interrupted();
-                if (!s.quiet) {
-                    char line[8192];
-                    std::snprintf(line, sizeof line,
-                        "wrote %lld rank files (%s, %llu nodes) to %s in %.2f s (%.0f MB/s)\n",
-                        static_cast<long long>(sum.files), formatBytes(static_cast<double>(sum.bytes)).c_str(),
-                        static_cast<unsigned long long>(sum.nodes), options.directory.string().c_str(), sum.seconds,
-                        sum.seconds > 0 ? static_cast<double>(sum.bytes) / 1e6 / sum.seconds : 0.0);
-                    std::cout << line;
-                    if (sum.wroteGroups)
-                        std::cout << "communicator groups: " << sum.groupsPath.string() << " ("
-                                  << result.groups.groupCount() << " groups)\n";
+                if (!outcome.result) {
+                    printDiagnostics(outcome.diagnostics);
+                    return ExitBadInput;
                 }
-                if (!rankExtension.empty() && options.format == ChakraFileFormat::Protobuf && !s.quiet)
-                    std::cerr << "stagecraft: note: the rank files " << options.name << ".<rank>" << rankExtension
-                              << " are Chakra protobuf despite the " << rankExtension
-                              << " ending, as STAGE writes them; the communicator groups are " << options.name
-                              << ".json\n";
-                if (stageMode && sum.replaced > 0 && !s.quiet)
-                    std::cerr << "stagecraft: note: replaced " << sum.replaced
-                              << " file(s) of an earlier Stagecraft export named '" << options.name << "' in "
-                              << options.directory.string() << "\n";
-                if (stageMode && stageBool(s.stage.printGpuVram, false))
-                    std::cout << reportText(result);
-            } catch (const ExportError& e) {
-                std::cerr << "stagecraft: " << escapedText(e.what()) << "\n";
+                const SynthesisResult& result = *outcome.result;
+                ExportOptions options;
+                options.directory = s.out;
+                options.name = setName.empty() ? result.config.name : setName;
+                options.format = s.format == "json" ? ChakraFileFormat::Json : ChakraFileFormat::Protobuf;
+                options.force = s.force;
+                // A STAGE script reruns into the same folder; STAGE overwrites there, so our own files are replaced.
+                options.replaceOwn = stageMode;
+                options.rankExtension = rankExtension;
+                options.tensorLists = s.tensorLists;
+                options.ctrlDepsAsData = s.ctrlAsData;
+                options.threads =
+                    s.threads > 0 ? s.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+                if (!s.ranks.empty()) {
+                    // Exactly A:B with decimal integers, 0 <= A < B <= world.
+                    const std::string& text = s.ranks;
+                    const size_t colon = text.find(':');
+                    int64_t a = -1, b = -1;
+                    auto number = [](std::string_view v, int64_t& out) {
+                        if (v.empty() || v.front() == '+' || v.front() == '-')
+                            return false;
+                        const auto [ptr, err] = std::from_chars(v.data(), v.data() + v.size(), out);
+                        return err == std::errc() && ptr == v.data() + v.size();
+                    };
+                    const int64_t world = result.worldSize();
+                    if (colon == std::string::npos || !number(std::string_view(text).substr(0, colon), a)
+                        || !number(std::string_view(text).substr(colon + 1), b)) {
+                        std::cerr << "stagecraft: --ranks '" << text
+                                  << "': expected A:B with decimal integers 0 <= A < B <= " << world
+                                  << " (e.g. 0:" << std::min<int64_t>(world, 512) << ")\n";
+                        return ExitBadInput;
+                    }
+                    if (!(a < b && b <= world)) {
+                        std::cerr << "stagecraft: --ranks " << a << ":" << b << ": expected 0 <= A < B <= " << world
+                                  << " (the world size of this plan)\n";
+                        return ExitBadInput;
+                    }
+                    options.firstRank = a;
+                    options.endRank = b;
+                }
+                try {
+                    const ExportSummary sum = exportTrace(result, options, &progress);
+                    if (sum.cancelled)
+                        return interrupted();
+                    if (!s.quiet) {
+                        char line[8192];
+                        std::snprintf(line, sizeof line,
+                            "wrote %lld rank files (%s, %llu nodes) to %s in %.2f s (%.0f MB/s)\n",
+                            static_cast<long long>(sum.files), formatBytes(static_cast<double>(sum.bytes)).c_str(),
+                            static_cast<unsigned long long>(sum.nodes), options.directory.string().c_str(), sum.seconds,
+                            sum.seconds > 0 ? static_cast<double>(sum.bytes) / 1e6 / sum.seconds : 0.0);
+                        std::cout << line;
+                        if (sum.wroteGroups)
+                            std::cout << "communicator groups: " << sum.groupsPath.string() << " ("
+                                      << result.groups.groupCount() << " groups)\n";
+                    }
+                    if (!rankExtension.empty() && options.format == ChakraFileFormat::Protobuf && !s.quiet)
+                        std::cerr << "stagecraft: note: the rank files " << options.name << ".<rank>" << rankExtension
+                                  << " are Chakra protobuf despite the " << rankExtension
+                                  << " ending, as STAGE writes them; the communicator groups are " << options.name
+                                  << ".json\n";
+                    if (stageMode && sum.replaced > 0 && !s.quiet)
+                        std::cerr << "stagecraft: note: replaced " << sum.replaced
+                                  << " file(s) of an earlier Stagecraft export named '" << options.name << "' in "
+                                  << options.directory.string() << "\n";
+                    if (stageMode && stageBool(s.stage.printGpuVram, false))
+                        std::cout << reportText(result);
+                } catch (const ExportError& e) {
+                    std::cerr << "stagecraft: " << escapedText(e.what()) << "\n";
+                    return ExitBadInput;
+                } catch (const ChakraWriteError& e) {
+                    std::cerr << "stagecraft: " << escapedText(e.what())
+                              << " (nothing of this export was kept; the output folder is as it was)\n";
+                    return ExitBadInput;
+                }
+                return ExitOk;
+            };
+            if (s.servingIteration.empty()) {
+                if (s.window != 1) {
+                    std::cerr << "stagecraft: --window needs --serving-iteration\n";
+                    return ExitBadInput;
+                }
+                return writeSet(*loaded.config, name);
+            }
+            if (stageMode || !isInference(*loaded.config)) {
+                std::cerr << "stagecraft: --serving-iteration needs a serving config (workload: inference)\n";
                 return ExitBadInput;
-            } catch (const ChakraWriteError& e) {
-                std::cerr << "stagecraft: " << escapedText(e.what())
-                          << " (nothing of this export was kept; the output folder is as it was)\n";
+            }
+            int64_t iteration = 0;
+            if (!parseServingIteration(s.servingIteration, iteration)) {
+                std::cerr << "stagecraft: --serving-iteration '" << escapedText(s.servingIteration)
+                          << "': expected an iteration number from 0 or `longest`\n";
                 return ExitBadInput;
+            }
+            std::string error;
+            const std::optional<GpuSpec> gpu = gpuForConfig(*loaded.config, error);
+            ServingIterationPick pick;
+            if (!gpu
+                || !pickServingIteration(
+                    *loaded.config, *gpu, EstimateOptions {}, iteration, s.window, pick, error, &progress)) {
+                if (InterruptGuard::signal() != 0)
+                    return interrupted();
+                std::cerr << "stagecraft: --serving-iteration " << escapedText(s.servingIteration) << ": "
+                          << escapedText(error) << "\n";
+                return ExitBadInput;
+            }
+            if (!s.quiet)
+                std::cout << servingIterationText(pick);
+            for (const std::optional<Config>* part : { &pick.prefill, &pick.decode }) {
+                if (!part->has_value())
+                    continue;
+                const Config& c = **part;
+                if (!s.quiet)
+                    std::cout << c.name << ": " << c.inference.batch << " sequence(s)"
+                              << (c.inference.batch
+                                             != (part == &pick.prefill ? pick.prefillChunks : pick.decodeSequences)
+                                         ? " (the iteration's "
+                                             + std::to_string(
+                                                 part == &pick.prefill ? pick.prefillChunks : pick.decodeSequences)
+                                             + " rounded up to the plan's batch step)"
+                                         : std::string())
+                              << ", "
+                              << (c.inference.phases == InferencePhases::Prefill
+                                         ? "prompts of " + std::to_string(c.inference.promptTokens) + " tokens"
+                                         : std::to_string(c.inference.decodeSteps) + " decode step(s) after "
+                                             + std::to_string(c.inference.promptTokens) + " cached positions")
+                              << "\n";
+                const int code = writeSet(c, c.name);
+                if (code != ExitOk)
+                    return code;
             }
             return ExitOk;
         } };

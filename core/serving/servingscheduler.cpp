@@ -222,6 +222,8 @@ ReplicaRun simulateReplica(const std::vector<ReplicaRequest>& requests, const Sc
         sample.preemptions = run.preemptions;
         sample.prefillTokens = prefillTokens;
         sample.decodeSequences = shape.decodeSequences;
+        sample.prefillChunks = static_cast<int32_t>(shape.chunks.size());
+        sample.decodeContextTokens = shape.decodeContextTokens;
         run.samples.push_back(sample);
         run.peakKvBlocks = std::max(run.peakKvBlocks, used);
         ++run.iterations;

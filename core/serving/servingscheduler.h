@@ -62,6 +62,8 @@ struct ServingSample
     int64_t preemptions = 0; ///< since the start
     int64_t prefillTokens = 0; ///< prompt tokens computed in the iteration
     int64_t decodeSequences = 0;
+    int32_t prefillChunks = 0; ///< requests whose prompt (or a chunk of it) was computed
+    double decodeContextTokens = 0; ///< IterationShape::decodeContextTokens of the iteration
 };
 
 /// One replica's run. Plain value type.

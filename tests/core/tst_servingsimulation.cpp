@@ -6,12 +6,15 @@
 #include "config/configloader.h"
 #include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
+#include "export/traceexporter.h"
+#include "serving/iterationexport.h"
 #include "serving/iterationtimemodel.h"
 #include "serving/requesttrace.h"
 #include "serving/servingrequest.h"
 #include "serving/servingscheduler.h"
 #include "serving/servingsimulation.h"
 #include "serving/slosweep.h"
+#include "synthesis/synthesis.h"
 #include "synthhelpers.h"
 
 #include <QtTest>
@@ -499,6 +502,109 @@ private Q_SLOTS:
         QCOMPARE(run.iterations, int64_t(25));
         QCOMPARE(run.outcomes[0].generatedTokens, int64_t(43));
         QCOMPARE(run.outcomes[0].finishS, 25.0);
+    }
+
+    void samplesRecordTheIterationShape()
+    {
+        // Three prompts of 100 tokens at t = 0, 4 output tokens each, a budget that holds them whole: iteration 0
+        // computes the three prompts (3 chunks, 300 tokens) and samples each first token; iteration k >= 1 decodes
+        // all three, each reading its 100 + k positions (the cache plus the new token).
+        std::vector<ReplicaRequest> requests;
+        for (int i = 0; i < 3; ++i)
+            requests.push_back({ i, 0.0, 100, 4, 0, 0, -1 });
+        SchedulerSettings s;
+        s.maxBatchedTokens = 4096;
+        s.kvBlocks = 1000;
+        const ReplicaRun run = simulateReplica(requests, s, LinearCost(0.01, 1e-5));
+        QCOMPARE(int(run.samples.size()), 4); // the prefill and output - 1 = 3 decode steps
+        QCOMPARE(run.samples[0].prefillChunks, 3);
+        QCOMPARE(run.samples[0].prefillTokens, int64_t(300));
+        QCOMPARE(run.samples[0].decodeSequences, int64_t(0));
+        for (int k = 1; k <= 3; ++k) {
+            QCOMPARE(run.samples[size_t(k)].prefillChunks, 0);
+            QCOMPARE(run.samples[size_t(k)].decodeSequences, int64_t(3));
+            QCOMPARE(run.samples[size_t(k)].decodeContextTokens, 3.0 * (100 + k));
+        }
+    }
+
+    void servingIterationExports()
+    {
+        // tiny served as one static batch of 4 prompts of 64 tokens, 16 output tokens, on tp 2 x pp 2: iteration 0
+        // is the 4 prompts, iteration 3 decodes the 4 sequences at 64 + 3 positions each (see above).
+        const ConfigResult loaded = loadConfigOrPreset("tiny",
+            { "workload=inference", "inference.batch=4", "inference.prompt_tokens=64", "inference.output_tokens=16",
+                "parallelism.dp=1", "parallelism.tp=2", "parallelism.pp=2", "parallelism.zero=0",
+                "cluster.gpu=h100-sxm" });
+        QVERIFY(loaded.config);
+        std::string error;
+        const std::optional<GpuSpec> gpu = gpuForConfig(*loaded.config, error);
+        QVERIFY(gpu);
+        ServingIterationPick first;
+        QVERIFY2(pickServingIteration(*loaded.config, *gpu, EstimateOptions {}, 0, 1, first, error), error.c_str());
+        QCOMPARE(first.iterations, int64_t(16)); // one prefill, 15 decode steps
+        QCOMPARE(first.prefillChunks, int64_t(4));
+        QCOMPARE(first.prefillTokens, int64_t(4 * 64));
+        QVERIFY(first.prefill && !first.decode);
+        QCOMPARE(first.prefill->inference.batch, int64_t(4)); // a multiple of pp 2 already
+        QCOMPARE(first.prefill->inference.promptTokens, int64_t(64));
+        QCOMPARE(first.prefill->inference.phases, InferencePhases::Prefill);
+
+        ServingIterationPick third;
+        QVERIFY2(pickServingIteration(*loaded.config, *gpu, EstimateOptions {}, 3, 2, third, error), error.c_str());
+        QVERIFY(!third.prefill && third.decode);
+        QCOMPARE(third.decodeSequences, int64_t(4));
+        QCOMPARE(third.decodeContextTokens, 4.0 * 67);
+        // The window of 2 steps ends at the iteration's context: a cache of 67 - 2 positions, then 2 steps.
+        QCOMPARE(third.decode->inference.batch, int64_t(4));
+        QCOMPARE(third.decode->inference.promptTokens, int64_t(65));
+        QCOMPARE(third.decode->inference.decodeSteps, int64_t(2));
+        QCOMPARE(third.decode->inference.phases, InferencePhases::Decode);
+        QCOMPARE(third.decode->name, loaded.config->name + "-iter3-decode");
+        QCOMPARE(
+            third.decode->parallelism.tp * third.decode->parallelism.pp * third.decode->parallelism.dp, int64_t(4));
+
+        // Both parts synthesize and export as trace sets of the replica's 4 ranks.
+        QTemporaryDir dir;
+        for (const Config* c : { &*first.prefill, &*third.decode }) {
+            const SynthesisOutcome outcome = synthesize(*c);
+            QVERIFY(outcome.result);
+            ExportOptions options;
+            options.directory = dir.path().toStdString();
+            options.name = c->name;
+            const ExportSummary sum = exportTrace(*outcome.result, options);
+            QCOMPARE(sum.files, int64_t(4));
+            for (int r = 0; r < 4; ++r)
+                QVERIFY(QFile::exists(dir.filePath(QString::fromStdString(c->name + "." + std::to_string(r) + ".et"))));
+            QVERIFY(QFile::exists(dir.filePath(QString::fromStdString(c->name + ".json"))));
+        }
+
+        // `longest`: the iteration the simulation timed longest (the first of equals).
+        ServingSimulation simulation;
+        QVERIFY2(simulateServing(*loaded.config, *gpu, EstimateOptions {}, simulation, error), error.c_str());
+        size_t longest = 0;
+        for (size_t i = 0; i < simulation.runs[0].samples.size(); ++i)
+            if (simulation.runs[0].samples[i].durationS > simulation.runs[0].samples[longest].durationS)
+                longest = i;
+        ServingIterationPick worst;
+        QVERIFY2(pickServingIteration(*loaded.config, *gpu, EstimateOptions {}, kLongestIteration, 1, worst, error),
+            error.c_str());
+        QCOMPARE(worst.iteration, int64_t(longest));
+        QCOMPARE(worst.durationS, simulation.runs[0].samples[longest].durationS);
+        int64_t parsed = 0;
+        QVERIFY(parseServingIteration("longest", parsed) && parsed == kLongestIteration);
+        QVERIFY(parseServingIteration("17", parsed) && parsed == 17);
+        QVERIFY(!parseServingIteration("-3", parsed) && !parseServingIteration("7x", parsed)
+            && !parseServingIteration("", parsed) && !parseServingIteration("99999999999999999999", parsed));
+
+        // Past the run's end, a bad window, a training config: refused with the reason.
+        ServingIterationPick none;
+        QVERIFY(!pickServingIteration(*loaded.config, *gpu, EstimateOptions {}, 16, 1, none, error));
+        QVERIFY2(error.find("ran 16 iterations") != std::string::npos, error.c_str());
+        QVERIFY(!pickServingIteration(*loaded.config, *gpu, EstimateOptions {}, 0, 0, none, error));
+        QVERIFY2(error.find("window") != std::string::npos, error.c_str());
+        const ConfigResult training = loadConfigOrPreset("tiny", {});
+        QVERIFY(!pickServingIteration(*training.config, *gpu, EstimateOptions {}, 0, 1, none, error));
+        QVERIFY2(error.find("inference") != std::string::npos, error.c_str());
     }
 
     void rejectsWhatNeverFits()
