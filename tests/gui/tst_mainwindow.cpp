@@ -419,6 +419,41 @@ private Q_SLOTS:
         QVERIFY2(right.x() <= viewport, qPrintable(QStringLiteral("%1 > %2").arg(right.x()).arg(viewport)));
     }
 
+    void formFitsBesideEveryTab_data()
+    {
+        QTest::addColumn<QString>("preset");
+        for (const char* preset : { "llama3-70b", "llama3-70b-serving" })
+            QTest::addRow("%s", preset) << QString::fromLatin1(preset);
+    }
+
+    void formFitsBesideEveryTab()
+    {
+        // At 1366 x 768 no tab may take the configuration panel's room: a tab whose minimum width is too large
+        // squeezes the dock until the form's fields are cut (the Serving tab's one-row controls once did).
+        QFETCH(QString, preset);
+        MainWindow window(false);
+        window.resize(1366, 768);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QString error;
+        QVERIFY2(window.openConfigOrPreset(preset, {}, &error), qPrintable(error));
+        QVERIFY(shown.wait(kTimeoutMs));
+        auto* scroll = window.configEditor()->form()->findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        for (const QString& name : window.tabNames()) {
+            QVERIFY(window.showTab(name));
+            QVERIFY2(waitUntilSettled(window), qPrintable(name));
+            QTest::qWait(50); // layouts settle
+            const int viewport = scroll->viewport()->width();
+            QVERIFY2(scroll->widget()->width() <= viewport && !scroll->horizontalScrollBar()->isVisible(),
+                qPrintable(QStringLiteral("%1: form %2 > viewport %3")
+                               .arg(name)
+                               .arg(scroll->widget()->width())
+                               .arg(viewport)));
+        }
+    }
+
     void layoutEditorAppliesALayout()
     {
         // Edit > Pipeline Layout on llama3-8b (32 layers) with pp 4 and 2 virtual stages: 8 chunks, chunk g on

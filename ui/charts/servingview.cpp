@@ -135,7 +135,10 @@ ServingView::ServingView(QWidget* parent)
         if (!m_run.isRunning())
             Q_EMIT settled();
     });
-    auto* controls = new QHBoxLayout;
+    // Two rows, so that the tab's minimum width leaves the configuration dock its room at 1366 x 768: the load
+    // and Simulate/Cancel, then the SLO bounds and the sizing that reads them.
+    auto* controls = new QGridLayout;
+
     auto label = [this](const QString& text, QWidget* buddy, const QString& tip) {
         auto* l = new QLabel(text, this);
         l->setBuddy(buddy);
@@ -147,45 +150,51 @@ ServingView::ServingView(QWidget* parent)
     m_rate->setDecimals(2);
     m_rate->setValue(4);
     m_rate->setObjectName(QStringLiteral("servingRate"));
-    controls->addWidget(label(tr("&Rate (req/s):"), m_rate,
-        tr("Requests per second over all replicas: Poisson arrivals at this rate, or the config's gamma process "
-           "(its arrival_cv) at this rate; a trace keeps its own arrival times")));
-    controls->addWidget(m_rate);
+    controls->addWidget(
+        label(tr("&Rate (req/s):"), m_rate,
+            tr("Requests per second over all replicas: Poisson arrivals at this rate, or the config's gamma process "
+               "(its arrival_cv) at this rate; a trace keeps its own arrival times")),
+        0, 0);
+    controls->addWidget(m_rate, 0, 1);
     m_requests->setRange(10, 1000000);
     m_requests->setValue(1000);
     m_requests->setSingleStep(500);
-    controls->addWidget(label(tr("Re&quests:"), m_requests, tr("Requests simulated (inference.requests)")));
-    controls->addWidget(m_requests);
+    controls->addWidget(label(tr("Re&quests:"), m_requests, tr("Requests simulated (inference.requests)")), 0, 2);
+    controls->addWidget(m_requests, 0, 3);
     m_ttftMs->setRange(0, 1e6);
     m_ttftMs->setDecimals(0);
     m_ttftMs->setSpecialValueText(tr("none"));
     m_ttftMs->setValue(2000);
-    controls->addWidget(label(tr("TTFT SLO (ms):"), m_ttftMs,
-        tr("Goodput counts requests whose time to first token is at most this (inference.slo_ttft_ms)")));
-    controls->addWidget(m_ttftMs);
+    controls->addWidget(
+        label(tr("TTFT SLO (ms):"), m_ttftMs,
+            tr("Goodput counts requests whose time to first token is at most this (inference.slo_ttft_ms)")),
+        1, 0);
+    controls->addWidget(m_ttftMs, 1, 1);
     m_tpotMs->setRange(0, 1e6);
     m_tpotMs->setDecimals(0);
     m_tpotMs->setSpecialValueText(tr("none"));
     m_tpotMs->setValue(50);
-    controls->addWidget(label(tr("TPOT SLO (ms):"), m_tpotMs,
-        tr("... and whose time per output token is at most this (inference.slo_tpot_ms); 50 ms is 20 tokens/s")));
-    controls->addWidget(m_tpotMs);
+    controls->addWidget(
+        label(tr("TPOT SLO (ms):"), m_tpotMs,
+            tr("... and whose time per output token is at most this (inference.slo_tpot_ms); 50 ms is 20 tokens/s")),
+        1, 2);
+    controls->addWidget(m_tpotMs, 1, 3);
     m_simulateButton->setToolTip(tr("Simulate the requests on the config's replicas (continuous batching, paged KV "
                                     "cache with preemption)"));
     m_sizeButton->setToolTip(tr("Rank replica plans (colocated and prefill/decode disaggregated, up to the config's "
                                 "GPUs per node each) by the GPUs they need for this rate within both SLOs"));
     m_cancelButton->setEnabled(false);
-    controls->addWidget(m_simulateButton);
-    controls->addWidget(m_sizeButton);
-    controls->addWidget(m_cancelButton);
+    controls->addWidget(m_simulateButton, 0, 4);
+    controls->addWidget(m_cancelButton, 0, 5);
+    controls->addWidget(m_sizeButton, 1, 4, 1, 2);
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(160);
     m_progress->hide();
-    controls->addWidget(m_progress);
-    controls->addStretch(1);
+    controls->addWidget(m_progress, 0, 6);
+    controls->setColumnStretch(7, 1);
 
     m_summary->setTextFormat(Qt::RichText);
-    // Three lines broken by hand: a wrapped label's height is not known to the layout until it is shown.
+    // Four lines broken by hand: a wrapped label's height is not known to the layout until it is shown.
     m_summary->setWordWrap(false);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setObjectName(QStringLiteral("servingSummary"));
@@ -200,7 +209,7 @@ ServingView::ServingView(QWidget* parent)
     m_sweepTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_sweepTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_sweepTable->horizontalHeader()->setStretchLastSection(true);
-    m_sweepLabel->setWordWrap(false);
+    m_sweepLabel->setWordWrap(true); // beside a chart at 1366 x 768 it takes two lines
     auto* sweepBox = new QWidget(this);
     auto* sweepLayout = new QVBoxLayout(sweepBox);
     sweepLayout->setContentsMargins(0, 0, 0, 0);
@@ -347,11 +356,11 @@ void ServingView::showSimulation(std::shared_ptr<const ServingSimulation> s, con
     const bool overloaded = s->meanWaiting > s->meanRunning || s->maxWaiting > 4 * std::max(1.0, s->meanRunning);
     m_summary->setText(
         tr("<b>%1 requests</b> at %2 req/s offered on %3 GPUs (%4 replica(s)%5): <b>%6 req/s</b> served, %7 output "
-           "tokens/s (%8 per GPU)%9<br>"
+           "tokens/s (%8 per GPU)<br>"
            "TTFT p50 %10, p90 %11, <b>p99 %12</b> &nbsp; TPOT p50 %13, p90 %14, <b>p99 %15</b> &nbsp; E2E p50 %16, "
            "p99 %17<br>"
-           "Goodput %18 req/s (%19% within the SLOs) &nbsp; KV cache: %20 blocks per replica, peak %21% &nbsp; "
-           "preemptions %22 &nbsp; queue: mean %23, max %24")
+           "Goodput %18 req/s (%19% within the SLOs) &nbsp; preemptions %22 &nbsp; queue: mean %23, max %24%9<br>"
+           "KV cache: %20 blocks per replica, peak %21%")
             .arg(s->requests)
             .arg(s->offeredRequestsPerS, 0, 'g', 4)
             .arg(s->gpus)
