@@ -102,6 +102,9 @@ Command addSweepCommand(CLI::App& app)
         int threads = 0;
         std::vector<int64_t> microBatches = SweepOptions {}.microBatches;
         std::vector<std::pair<Schedule, int64_t>> schedules;
+        std::vector<Precision> precisions;
+        bool a2aOverlap = false;
+        bool balancedSplit = false;
         std::optional<double> tpotMs;
         std::optional<double> rate;
         std::optional<double> ttftMs;
@@ -175,6 +178,30 @@ Command addSweepCommand(CLI::App& app)
            "Pipeline schedules tried for plans with pp > 1, e.g. 1f1b,interleaved:4,zb1p,dualpipe (default: 1f1b and "
            "the config's own schedule; zb1p, dualpipe and dualpipev plans are synthesized in full)")
         ->delimiter(',');
+    cmd->add_option_function<std::vector<std::string>>(
+           "--precisions",
+           [state](const std::vector<std::string>& names) {
+               state->precisions.clear();
+               for (const std::string& name : names) {
+                   std::optional<Precision> precision;
+                   for (Precision p : { Precision::Fp32, Precision::Fp16, Precision::Bf16, Precision::Fp8 })
+                       if (name == toString(p))
+                           precision = p;
+                   if (!precision)
+                       throw CLI::ValidationError(
+                           "--precisions", "expected fp32, fp16, bf16 or fp8, found \"" + name + "\"");
+                   state->precisions.push_back(*precision);
+               }
+           },
+           "Training precisions tried for every plan, e.g. bf16,fp8 (default: the config's; one the GPU has no peak "
+           "for is skipped; an FP8 plan's MFU is against the BF16 peak, as report counts it)")
+        ->delimiter(',');
+    cmd->add_flag("--a2a-overlap", state->a2aOverlap,
+        "MoE: also try every plan with the expert all-to-all overlapped or not (the other of the config's setting), "
+        "where the plan allows it; synthesized in full (--full-plans)");
+    cmd->add_flag("--balanced-split", state->balancedSplit,
+        "Pipelined plans: also try the other split, the embedding and the loss counted as layers or not, where the "
+        "chunks then hold equal layer counts");
     cmd->add_option("--tpot-ms", state->tpotMs,
            "Serving configs: reject plans whose time per output token exceeds this many milliseconds (default: no "
            "limit)")
@@ -264,6 +291,9 @@ Command addSweepCommand(CLI::App& app)
                 sweepOptions.threads = state->threads;
                 sweepOptions.microBatches = state->microBatches;
                 sweepOptions.schedules = state->schedules;
+                sweepOptions.precisions = state->precisions;
+                sweepOptions.tryA2aOverlap = state->a2aOverlap;
+                sweepOptions.tryBalancedSplit = state->balancedSplit;
                 if (state->tpotMs)
                     sweepOptions.tpotLimitS = *state->tpotMs / 1e3;
                 InterruptGuard interrupts;

@@ -41,6 +41,24 @@ namespace {
         c.reason = std::move(reason);
     }
 
+    /// Megatron-Core's preconditions for the overlapped expert all-to-all (configvalidator): expert parallelism,
+    /// virtual stages or DualPipe when pipelined, no full recompute.
+    bool overlapAllowed(const ParallelismConfig& p, Recompute recompute)
+    {
+        const bool chunked = p.schedule == Schedule::DualPipe || p.schedule == Schedule::DualPipeV
+            || (p.schedule == Schedule::Interleaved && p.virtualStages > 1);
+        return p.ep > 1 && (p.pp == 1 || chunked) && recompute != Recompute::Full;
+    }
+
+    /// Candidates of one work item share everything but recompute (their reduced plan is built once).
+    bool sameGroup(const SweepCandidate& a, const SweepCandidate& b)
+    {
+        return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.ep == b.ep
+            && a.microBatch == b.microBatch && a.zero == b.zero && a.precision == b.precision
+            && a.a2aOverlap == b.a2aOverlap && a.balancedSplit == b.balancedSplit && a.schedule == b.schedule
+            && a.virtualStages == b.virtualStages;
+    }
+
     struct Evaluator
     {
         Evaluator(const Config& b, const GpuSpec& g, const EstimateOptions& o, const SweepOptions& so)
@@ -119,8 +137,11 @@ namespace {
                         + bytesText(static_cast<double>(gpu.hbmBytes)) + " HBM");
                 return;
             }
-            if (c.stepTimeS > 0)
-                c.mfu = modelFlops / (static_cast<double>(gpus) * peakFlops * c.stepTimeS);
+            // Against the plan's precision's peak as `report` counts it (GpuSpec::peakFlops(): an FP8 plan's
+            // against the BF16 peak, its other ops' precision).
+            const double planPeak = c.precision ? gpu.peakFlops(*c.precision) : peakFlops;
+            if (c.stepTimeS > 0 && planPeak > 0)
+                c.mfu = modelFlops / (static_cast<double>(gpus) * planPeak * c.stepTimeS);
         }
 
         void evaluateServing(SweepCandidate& c)
@@ -197,29 +218,73 @@ namespace {
                     base.parallelism.schedule == Schedule::Interleaved ? base.parallelism.virtualStages : 1);
         }
         const std::vector<std::pair<Schedule, int64_t>> noPipeline { { Schedule::OneFOneB, 1 } };
+        // Varied settings (sweep options): each value, the base's first; nullopt keeps the base's.
+        std::vector<std::optional<Precision>> precisions;
+        for (Precision p : sweepOptions.precisions)
+            if (std::find(precisions.begin(), precisions.end(), std::optional<Precision>(p)) == precisions.end())
+                precisions.emplace_back(p);
+        if (precisions.empty())
+            precisions.emplace_back(std::nullopt);
+        const bool baseOverlap = base.parallelism.overlapMoeExpertParallelComm;
+        const bool baseBalanced = base.parallelism.embeddingInSplit && base.parallelism.lossInSplit;
+        const std::vector<std::optional<bool>> overlaps = sweepOptions.tryA2aOverlap && moe
+            ? std::vector<std::optional<bool>> { baseOverlap, !baseOverlap }
+            : std::vector<std::optional<bool>> { std::nullopt };
         int64_t index = 0;
         // Every plan of one mesh (dp, tp, pp, cp) and schedule; recompute innermost: its variants share one reduced
         // plan (ReducedPlanCache).
+        // The balanced split where it is another plan: a pipeline whose pp x v chunks then hold equal layer
+        // counts (the validator's condition), and a base without uneven first or last stages or a layout.
+        auto splits = [&](const SweepCandidate& plan) {
+            if (!sweepOptions.tryBalancedSplit || plan.pp <= 1)
+                return std::vector<std::optional<bool>> { std::nullopt };
+            const ParallelismConfig& b = base.parallelism;
+            const int64_t chunks = plan.pp * (plan.schedule == Schedule::Interleaved ? plan.virtualStages : 1);
+            const bool plain = b.firstStageLayers == 0 && b.lastStageLayers == 0 && b.pipelineLayout.empty();
+            const bool even = (base.model.layers + (baseBalanced ? 0 : 2)) % chunks == 0;
+            if (!plain || !even || b.embeddingInSplit != b.lossInSplit)
+                return std::vector<std::optional<bool>> { std::nullopt };
+            return std::vector<std::optional<bool>> { baseBalanced, !baseBalanced };
+        };
         auto addPlans = [&](const SweepCandidate& plan) {
             const bool dpDividesBatch = base.training.globalBatch % plan.dp == 0;
-            for (int64_t ep : moe ? divisors(plan.dp) : std::vector<int64_t> { 1 })
-                for (int64_t mb : microBatches) {
-                    // A micro-batch size that does not divide the per-replica batch is no plan; when dp itself does
-                    // not divide the batch, one candidate carries the validator's reason.
-                    if (dpDividesBatch ? (base.training.globalBatch / plan.dp) % mb != 0 : mb != microBatches.front())
-                        continue;
-                    for (int zero = 0; zero <= (plan.dp * plan.cp > 1 ? 3 : 0); ++zero)
-                        for (Recompute r : { Recompute::None, Recompute::Selective, Recompute::Full }) {
-                            SweepCandidate c = plan;
-                            c.ep = ep;
-                            c.microBatch = mb;
-                            c.recompute = r;
-                            c.zero = zero;
-                            c.index = index++;
-                            if (!fn(std::move(c)))
-                                return false;
-                        }
-                }
+            const std::vector<std::optional<bool>> planSplits = splits(plan);
+            for (const std::optional<Precision>& precision : precisions)
+                for (const std::optional<bool>& split : planSplits)
+                    for (int64_t ep : moe ? divisors(plan.dp) : std::vector<int64_t> { 1 })
+                        for (const std::optional<bool>& overlap : overlaps)
+                            for (int64_t mb : microBatches) {
+                                // A micro-batch size that does not divide the per-replica batch is no plan; when dp
+                                // itself does not divide the batch, one candidate carries the validator's reason.
+                                if (dpDividesBatch ? (base.training.globalBatch / plan.dp) % mb != 0
+                                                   : mb != microBatches.front())
+                                    continue;
+                                for (int zero = 0; zero <= (plan.dp * plan.cp > 1 ? 3 : 0); ++zero)
+                                    for (Recompute r : { Recompute::None, Recompute::Selective, Recompute::Full }) {
+                                        SweepCandidate c = plan;
+                                        c.ep = ep;
+                                        c.microBatch = mb;
+                                        c.recompute = r;
+                                        c.zero = zero;
+                                        c.precision = precision;
+                                        c.balancedSplit = split;
+                                        c.a2aOverlap = overlap;
+                                        // The other overlap setting only where it can run: elsewhere it is the
+                                        // same plan as the base's.
+                                        if (overlap && *overlap != baseOverlap) {
+                                            ParallelismConfig p = base.parallelism;
+                                            p.ep = ep;
+                                            p.pp = plan.pp;
+                                            p.schedule = plan.schedule;
+                                            p.virtualStages = plan.virtualStages;
+                                            if (!overlapAllowed(p, r))
+                                                continue;
+                                        }
+                                        c.index = index++;
+                                        if (!fn(std::move(c)))
+                                            return false;
+                                    }
+                            }
             return true;
         };
         for (int64_t tp : divisors(gpus))
@@ -341,6 +406,14 @@ Config sweepPlanConfig(const Config& base, const SweepCandidate& plan)
     p.virtualStages = plan.virtualStages;
     config.training.microBatch = plan.microBatch;
     config.training.recompute = plan.recompute;
+    if (plan.precision)
+        config.training.precision = *plan.precision;
+    if (plan.a2aOverlap)
+        p.overlapMoeExpertParallelComm = *plan.a2aOverlap;
+    if (plan.balancedSplit) {
+        p.embeddingInSplit = p.lossInSplit = *plan.balancedSplit;
+        p.firstStageLayers = p.lastStageLayers = 0;
+    }
     const ParallelismConfig& b = base.parallelism;
     // Without a pipeline there is no first or last stage to make uneven.
     if (p.pp == 1) {
@@ -355,12 +428,8 @@ Config sweepPlanConfig(const Config& base, const SweepCandidate& plan)
     }
     // The overlapped expert all-to-all where the plan allows it (Megatron-Core's preconditions, configvalidator):
     // expert parallelism, virtual stages or DualPipe when pipelined, no full recompute.
-    if (p.overlapMoeExpertParallelComm) {
-        const bool chunked = p.schedule == Schedule::DualPipe || p.schedule == Schedule::DualPipeV
-            || (p.schedule == Schedule::Interleaved && p.virtualStages > 1);
-        if (p.ep <= 1 || (p.pp > 1 && !chunked) || plan.recompute == Recompute::Full)
-            p.overlapMoeExpertParallelComm = false;
-    }
+    if (p.overlapMoeExpertParallelComm && !overlapAllowed(p, plan.recompute))
+        p.overlapMoeExpertParallelComm = false;
     return config;
 }
 
@@ -381,8 +450,12 @@ int64_t countSweepCandidates(const Config& base, int64_t gpus, const SweepOption
 }
 
 SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const EstimateOptions& options,
-    ProgressSink* progress, const SweepOptions& sweepOptions)
+    ProgressSink* progress, const SweepOptions& requested)
 {
+    // Precisions the GPU has no dense peak for (FP8 before Hopper) are not tried.
+    SweepOptions sweepOptions = requested;
+    std::erase_if(sweepOptions.precisions,
+        [&](Precision p) { return !(gpu.peakFlops(p) > 0) || (p == Precision::Fp8 && !(gpu.fp8Flops > 0)); });
     SweepResult result;
     result.gpu = gpu.name;
     result.gpus = gpus;
@@ -465,9 +538,7 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
             std::vector<size_t> groupStart;
             for (size_t i = 0; i < batch.size(); ++i) {
                 const SweepCandidate& c = batch[i];
-                const SweepCandidate* p = i > 0 ? &batch[i - 1] : nullptr;
-                if (!p || p->dp != c.dp || p->tp != c.tp || p->pp != c.pp || p->cp != c.cp || p->ep != c.ep
-                    || p->microBatch != c.microBatch || p->zero != c.zero)
+                if (i == 0 || !sameGroup(batch[i - 1], c))
                     groupStart.push_back(i);
             }
             groupStart.push_back(batch.size());
@@ -526,9 +597,7 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
         auto visit = [&](SweepCandidate&& c) {
             // A batch ends where a recompute group ends, so that a group's reduced plan is built once.
             if (batch.size() >= kSweepBatch) {
-                const SweepCandidate& p = batch.back();
-                if (p.dp != c.dp || p.tp != c.tp || p.pp != c.pp || p.cp != c.cp || p.ep != c.ep
-                    || p.microBatch != c.microBatch || p.zero != c.zero) {
+                if (!sameGroup(batch.back(), c)) {
                     runBatch();
                     if (stopped)
                         return false;
@@ -582,6 +651,12 @@ nlohmann::ordered_json sweepJson(const SweepResult& r)
         j["recompute"] = toString(c.recompute);
         j["zero"] = c.zero;
         j["sequence_parallel"] = c.sequenceParallel;
+        if (c.precision)
+            j["precision"] = toString(*c.precision);
+        if (c.a2aOverlap)
+            j["a2a_overlap"] = *c.a2aOverlap;
+        if (c.balancedSplit)
+            j["balanced_split"] = *c.balancedSplit;
         return j;
     };
     nlohmann::ordered_json j;
@@ -636,6 +711,19 @@ nlohmann::ordered_json sweepJson(const SweepResult& r)
     return j;
 }
 
+std::string variantText(const SweepCandidate& plan)
+{
+    std::string out;
+    auto add = [&](const std::string& word) { out += (out.empty() ? "" : ", ") + word; };
+    if (plan.precision)
+        add(toString(*plan.precision));
+    if (plan.a2aOverlap)
+        add(*plan.a2aOverlap ? "a2a overlapped" : "a2a exposed");
+    if (plan.balancedSplit)
+        add(*plan.balancedSplit ? "E+L split" : "plain split");
+    return out;
+}
+
 std::string sweepText(const SweepResult& r, int64_t top)
 {
     std::string out;
@@ -682,18 +770,25 @@ std::string sweepText(const SweepResult& r, int64_t top)
             out += "... " + std::to_string(r.fitting - static_cast<int64_t>(rows))
                 + " more fitting plans (--top, --json)\n";
     } else if (!r.ranked.empty()) {
-        out += "rank    dp   tp   pp  schedule   cp   ep   mb  recompute  zero     step time     MFU   peak memory\n";
         const size_t rows = top > 0 ? std::min(r.ranked.size(), static_cast<size_t>(top)) : r.ranked.size();
+        // The varied settings (precision, overlap, split) get a column when the sweep varied any.
+        bool varied = false;
+        for (size_t i = 0; i < rows; ++i)
+            varied = varied || !variantText(r.ranked[i]).empty();
+        out +=
+            std::string("rank    dp   tp   pp  schedule   cp   ep   mb  recompute  zero     step time     MFU   peak "
+                        "memory")
+            + (varied ? "             varied" : "") + "\n";
         for (size_t i = 0; i < rows; ++i) {
             const SweepCandidate& c = r.ranked[i];
             std::snprintf(line, sizeof line,
-                "%4zu %5lld %4lld %4lld  %-9s %4lld %4lld %4lld  %-9s  %4d  %12s  %5.1f%%  %s / %s\n", i + 1,
+                "%4zu %5lld %4lld %4lld  %-9s %4lld %4lld %4lld  %-9s  %4d  %12s  %5.1f%%  %s / %s", i + 1,
                 static_cast<long long>(c.dp), static_cast<long long>(c.tp), static_cast<long long>(c.pp),
                 scheduleText(c).c_str(), static_cast<long long>(c.cp), static_cast<long long>(c.ep),
                 static_cast<long long>(c.microBatch), toString(c.recompute), c.zero, secondsText(c.stepTimeS).c_str(),
                 c.mfu * 100, bytesText(static_cast<double>(c.peakBytes)).c_str(),
                 bytesText(static_cast<double>(r.hbmBytes)).c_str());
-            out += line;
+            out += line + (varied ? "  " + variantText(c) : std::string()) + "\n";
         }
         if (static_cast<int64_t>(rows) < r.fitting)
             out += "... " + std::to_string(r.fitting - static_cast<int64_t>(rows))

@@ -6,6 +6,7 @@
 #include "synthesis/progress.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,17 @@ struct SweepOptions
     /// zb1p, dualpipe, dualpipev, a layout, the overlapped all-to-all), at most this many valid ones in enumeration
     /// order; the rest are SweepRejection::NotEstimated. A full synthesis takes up to seconds per plan.
     int64_t fullSynthesisLimit = 64;
+    /// Training precisions tried for every plan (training.precision), those the GPU has a dense peak for; empty:
+    /// the base config's alone.
+    std::vector<Precision> precisions;
+    /// MoE: also try every plan with the other setting of the overlapped expert all-to-all
+    /// (parallelism.overlap_moe_expert_parallel_comm), where the plan allows it (expert parallelism, virtual stages
+    /// or DualPipe when pipelined, no full recompute). Such plans are synthesized in full (fullSynthesisLimit).
+    bool tryA2aOverlap = false;
+    /// Pipelined plans: also try the other pipeline split, the embedding and the loss counted as layers
+    /// (parallelism.account_for_embedding_in_pipeline_split and ..._loss_...: Llama 3's balanced 7 + 14 x 8 + 7)
+    /// against the plain split, where the chunks then hold equal layer counts.
+    bool tryBalancedSplit = false;
 };
 
 /// Why a candidate plan was dropped.
@@ -58,6 +70,11 @@ struct SweepCandidate
     Recompute recompute = Recompute::None;
     int zero = 0;
     bool sequenceParallel = false;
+    /// Set when the sweep varies it (SweepOptions precisions, tryA2aOverlap, tryBalancedSplit); unset: the base
+    /// config's setting.
+    std::optional<Precision> precision;
+    std::optional<bool> a2aOverlap;
+    std::optional<bool> balancedSplit; ///< true: the embedding and the loss counted as layers; false: neither
     /// A quick sweep's plan that the quick estimate does not model (quickEstimateModels()): synthesized in full.
     bool fullSynthesis = false;
     SweepRejection rejection = SweepRejection::None;
@@ -121,7 +138,8 @@ struct SweepResult
 };
 
 /// `base` with the plan's fields set: parallelism dp, tp, pp, cp, ep, zero, sequence_parallel, schedule,
-/// virtual_stages and training micro_batch, recompute. Everything else (model, batch, rank order, cluster) stays as
+/// virtual_stages and training micro_batch, recompute, and those the sweep varied (precision, the overlapped
+/// all-to-all, the balanced split). Everything else (model, batch, rank order, cluster) stays as
 /// in `base`. The config a candidate is evaluated with, and the one the GUI loads when a plan is chosen.
 Config sweepPlanConfig(const Config& base, const SweepCandidate& plan);
 
@@ -151,8 +169,8 @@ int64_t countSweepCandidates(const Config& base, int64_t gpus, const SweepOption
 
 /// All candidates as JSON: {"gpu", "gpus", "hbm_bytes", "peak_flops", "compute_efficiency", "method",
 /// "candidates", "fitting", "rejected_count", "truncated" (only when true), "ranked": [{"rank", "dp", "tp", "pp", "cp",
-/// "ep", "micro_batch", "schedule", "virtual_stages", "recompute", "zero", "sequence_parallel", "step_time_s", "mfu",
-/// "peak_bytes"}], "rejected":
+/// "ep", "micro_batch", "schedule", "virtual_stages", "recompute", "zero", "sequence_parallel", and "precision",
+/// "a2a_overlap", "balanced_split" where the sweep varied them, "step_time_s", "mfu", "peak_bytes"}], "rejected":
 /// [{..., "reason", "reason_key"}]}. A serving sweep adds "workload": "inference" and "tpot_limit_s" (null for
 /// none), and its timed rows hold "ttft_s", "tpot_s", "tokens_per_s_per_gpu", "decode_tokens_per_s_per_gpu",
 /// "max_sequences" and "peak_bytes" instead of "step_time_s" and "mfu".
@@ -162,6 +180,9 @@ nlohmann::ordered_json sweepJson(const SweepResult& result);
 /// "-" for a plan without pipeline stages.
 std::string scheduleText(const SweepCandidate& plan);
 
+/// What the sweep varied of the plan beyond its degrees, for the tables: e.g. "fp8, a2a overlapped, E+L split";
+/// empty when nothing was.
+std::string variantText(const SweepCandidate& plan);
 /// The ranked table (at most `top` rows; all when top <= 0) and a summary of the rejections by reason.
 std::string sweepText(const SweepResult& result, int64_t top);
 

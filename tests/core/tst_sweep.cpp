@@ -10,7 +10,9 @@
 
 #include <QtTest>
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
@@ -493,6 +495,150 @@ private Q_SLOTS:
             QCOMPARE((base.training.globalBatch / (c.microBatch * c.dp)) % c.pp, int64_t(0));
         }
         QVERIFY(oneFOneB);
+    }
+
+    void rankingKeptAcrossChanges_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("llama3-8b on 8") << QStringLiteral("llama3-8b-8gpus-top50.json");
+        QTest::newRow("llama3-8b on 16") << QStringLiteral("llama3-8b-16gpus-top50.json");
+    }
+
+    void rankingKeptAcrossChanges()
+    {
+        // The 50 best plans of `stagecraft sweep MODEL --gpus N --json` as main ranked them before the sweep was
+        // changed for speed or search (tests/data/sweep/*.json name the commit): a change that keeps the model
+        // keeps them, plan for plan, with their step times and peaks.
+        QFETCH(QString, file);
+        std::ifstream in(std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/sweep/" + file.toStdString());
+        QVERIFY(in);
+        const nlohmann::json reference = nlohmann::json::parse(in);
+        const Config base = load(reference.at("model").get<std::string>(), {});
+        SweepOptions options;
+        options.threads = 2;
+        const SweepResult result = sweep(
+            base, reference.at("gpus").get<int64_t>(), *gpuPreset("h100-sxm"), EstimateOptions {}, nullptr, options);
+        QVERIFY(result.error.empty());
+        QCOMPARE(result.candidates, reference.at("candidates").get<int64_t>());
+        QCOMPARE(result.fitting, reference.at("fitting").get<int64_t>());
+        const nlohmann::json& top = reference.at("top");
+        QVERIFY(top.size() == 50 && result.ranked.size() >= 50);
+        for (size_t i = 0; i < top.size(); ++i) {
+            const nlohmann::json& r = top[i];
+            const SweepCandidate& c = result.ranked[i];
+            const QByteArray where = QByteArray::number(qulonglong(i + 1));
+            QVERIFY2(c.dp == r.at("dp").get<int64_t>() && c.tp == r.at("tp").get<int64_t>()
+                    && c.pp == r.at("pp").get<int64_t>() && c.cp == r.at("cp").get<int64_t>()
+                    && c.ep == r.at("ep").get<int64_t>() && c.microBatch == r.at("micro_batch").get<int64_t>()
+                    && toString(c.schedule) == r.at("schedule").get<std::string>()
+                    && c.virtualStages == r.at("virtual_stages").get<int64_t>()
+                    && toString(c.recompute) == r.at("recompute").get<std::string>()
+                    && c.zero == r.at("zero").get<int>(),
+                where.constData());
+            QVERIFY2(
+                std::abs(c.stepTimeS - r.at("step_time_s").get<double>()) <= 1e-9 * c.stepTimeS, where.constData());
+            QCOMPARE(c.peakBytes, r.at("peak_bytes").get<int64_t>());
+        }
+    }
+
+    void precisionsAreSwept()
+    {
+        // --precisions bf16,fp8 on H100 (an FP8 peak): every plan twice, each with its precision in the config
+        // it is evaluated with; FP8 GEMMs run at twice the dense peak, so the best FP8 plan is faster than the
+        // best BF16 one. On A100 (no FP8 peak) FP8 is skipped: the plain count.
+        const Config base = load("tiny", kSweepBase);
+        SweepOptions plain;
+        plain.threads = 2;
+        SweepOptions both = plain;
+        both.precisions = { Precision::Bf16, Precision::Fp8 };
+        const GpuSpec h100 = *gpuPreset("h100-sxm");
+        const SweepResult one = sweep(base, 8, h100, EstimateOptions {}, nullptr, plain);
+        const SweepResult two = sweep(base, 8, h100, EstimateOptions {}, nullptr, both);
+        QCOMPARE(two.candidates, 2 * one.candidates);
+        QCOMPARE(two.fitting + two.rejectedCount, 2 * one.candidates);
+        double bestBf16 = 1e300, bestFp8 = 1e300;
+        for (const SweepCandidate& c : two.ranked) {
+            QVERIFY(c.precision.has_value());
+            QCOMPARE(sweepPlanConfig(base, c).training.precision, *c.precision);
+            (*c.precision == Precision::Fp8 ? bestFp8 : bestBf16) =
+                std::min(*c.precision == Precision::Fp8 ? bestFp8 : bestBf16, c.stepTimeS);
+            // MFU against the BF16 peak for both (GpuSpec::peakFlops(), as `report` counts an FP8 plan): MFU x step
+            // time is model FLOPs / (GPUs x that peak), the same for every plan.
+            QVERIFY(std::abs(c.mfu * c.stepTimeS - two.ranked[0].mfu * two.ranked[0].stepTimeS)
+                <= 1e-9 * c.mfu * c.stepTimeS);
+        }
+        QVERIFY2(bestFp8 < bestBf16, qPrintable(QStringLiteral("%1 vs %2").arg(bestFp8).arg(bestBf16)));
+        QVERIFY(sweepJson(two)["ranked"][0].contains("precision"));
+        QVERIFY(!sweepJson(one)["ranked"][0].contains("precision"));
+        const SweepResult a100 = sweep(base, 8, *gpuPreset("a100-80gb"), EstimateOptions {}, nullptr, both);
+        QCOMPARE(a100.candidates, one.candidates);
+    }
+
+    void balancedSplitIsSwept()
+    {
+        // --balanced-split on tiny with 6 layers: the embedding and the loss counted as layers make 8 slots, so
+        // pipelines of pp 2, 4 and 8 (1F1B) get a second plan, whose chunks then hold 4, 2 or 1 slots each; pp 8
+        // has more stages than the 6 layers of the plain split and fits only balanced.
+        const Config base = load("tiny", { "model.layers=6", "training.global_batch=16", "training.micro_batch=1" });
+        SweepOptions plain;
+        plain.threads = 2;
+        SweepOptions balanced = plain;
+        balanced.tryBalancedSplit = true;
+        const SweepResult without = sweep(base, 8, *gpuPreset("h100-sxm"), EstimateOptions {}, nullptr, plain);
+        const SweepResult with = sweep(base, 8, *gpuPreset("h100-sxm"), EstimateOptions {}, nullptr, balanced);
+        int64_t pipelined = 0;
+        for (const auto* list : { &without.ranked, &without.rejected })
+            for (const SweepCandidate& c : *list)
+                pipelined += c.pp > 1 && 8 % c.pp == 0;
+        QCOMPARE(with.candidates, without.candidates + pipelined);
+        bool pp8Fits = false;
+        for (const SweepCandidate& c : with.ranked) {
+            if (!c.balancedSplit)
+                continue;
+            QVERIFY(c.pp > 1 && 8 % c.pp == 0);
+            const Config config = sweepPlanConfig(base, c);
+            QCOMPARE(config.parallelism.embeddingInSplit, *c.balancedSplit);
+            QCOMPARE(config.parallelism.lossInSplit, *c.balancedSplit);
+            pp8Fits = pp8Fits || (c.pp == 8 && *c.balancedSplit);
+        }
+        QVERIFY(pp8Fits);
+        for (const SweepCandidate& c : without.ranked)
+            QVERIFY(c.pp != 8);
+    }
+
+    void a2aOverlapIsSwept()
+    {
+        // --a2a-overlap on a small MoE: the overlapped setting is tried only where Megatron-Core allows it (ep > 1,
+        // a chunked schedule when pipelined, no full recompute), and is synthesized in full.
+        const Config base = load("mixtral-8x7b",
+            { "model.layers=2", "training.global_batch=16", "training.micro_batch=1", "parallelism.schedule=1f1b",
+                "parallelism.virtual_stages=1", "parallelism.dp=1", "parallelism.tp=1", "parallelism.pp=1",
+                "parallelism.cp=1", "parallelism.ep=1" });
+        SweepOptions options;
+        options.threads = 2;
+        options.microBatches = { 1 };
+        options.fullSynthesisLimit = 1000;
+        options.tryA2aOverlap = true;
+        const SweepResult result = sweep(base, 4, *gpuPreset("h100-sxm"), EstimateOptions {}, nullptr, options);
+        QVERIFY(result.error.empty());
+        int64_t overlapped = 0;
+        for (const auto* list : { &result.ranked, &result.rejected })
+            for (const SweepCandidate& c : *list) {
+                QVERIFY(c.a2aOverlap.has_value());
+                if (!*c.a2aOverlap)
+                    continue;
+                ++overlapped;
+                QVERIFY(c.ep > 1 && c.pp == 1 && c.recompute != Recompute::Full);
+                QVERIFY(sweepPlanConfig(base, c).parallelism.overlapMoeExpertParallelComm);
+            }
+        QVERIFY(overlapped > 0);
+        QCOMPARE(
+            result.synthesizedInFull, overlapped - [&] {
+                int64_t invalid = 0;
+                for (const SweepCandidate& c : result.rejected)
+                    invalid += c.a2aOverlap && *c.a2aOverlap && c.rejection == SweepRejection::Invalid;
+                return invalid;
+            }());
     }
 
     void badGpuCount()
