@@ -7,6 +7,7 @@
 #include "config/configloader.h"
 #include "estimate/sweep.h"
 
+#include <algorithm>
 #include <benchmark/benchmark.h>
 #include <limits>
 
@@ -50,6 +51,29 @@ void BM_SweepLlama3_70b_1024(benchmark::State& state)
     bench::publishNsPerItem(state, "sweep_llama3_70b_1024_s", "s", 1'000'000'000);
 }
 BENCHMARK(BM_SweepLlama3_70b_1024)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+
+void BM_SweepPerPlan(benchmark::State& state)
+{
+    // The CPU time per plan of `stagecraft sweep llama3-70b --gpus 1024` (the preset as shipped: 21,420 plans), on
+    // one thread so that wall time is CPU time: the figure issue 31 sets a target for (0.2 ms).
+    setDefaultMaxProgramNodes(std::numeric_limits<int64_t>::max());
+    const ConfigResult loaded = loadConfigOrPreset("llama3-70b", {});
+    const std::optional<GpuSpec> gpu = gpuPreset("h100-sxm");
+    if (!loaded.config || !gpu) {
+        state.SkipWithError("llama3-70b or h100-sxm preset missing");
+        return;
+    }
+    SweepOptions options;
+    options.threads = 1;
+    int64_t candidates = 1;
+    for (auto _ : state) {
+        const SweepResult result = sweep(*loaded.config, 1024, *gpu, EstimateOptions {}, nullptr, options);
+        candidates = std::max<int64_t>(1, result.candidates);
+        benchmark::DoNotOptimize(result.ranked.size());
+    }
+    bench::publishNsPerItem(state, "sweep_llama3_70b_1024_per_plan_ns", "ns/plan", candidates);
+}
+BENCHMARK(BM_SweepPerPlan)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 
 } // namespace
 
