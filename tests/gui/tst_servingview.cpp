@@ -11,6 +11,7 @@
 #include <QChartView>
 #include <QLabel>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -82,6 +83,31 @@ private Q_SLOTS:
         QCOMPARE(running->count(), int(core.series.size()));
         for (int i = 0; i < running->count(); ++i)
             QCOMPARE(running->at(i).y(), core.series[size_t(i)].running);
+    }
+
+    void latencyAxisInPlainDigits()
+    {
+        // Overloaded (llama3-70b-serving at 40 requests/s on one replica: the queue grows, end-to-end latencies
+        // reach minutes), the latency axis spans up to 10^6 ms; its decades are labelled in plain digits (%g wrote
+        // 1e+06 beside 100000).
+        ServingView view;
+        view.resize(1366, 768);
+        view.show();
+        view.setResult(configOnly(loadPreset("llama3-70b-serving",
+            { QStringLiteral("inference.arrival=poisson"), QStringLiteral("inference.request_rate=40"),
+                QStringLiteral("inference.requests=2000") })));
+        QVERIFY(settle(view));
+        const QList<QChartView*> views = charts(view);
+        QCOMPARE(views.size(), 3);
+        const QList<QAbstractAxis*> axes = views[2]->chart()->axes(Qt::Horizontal);
+        QCOMPARE(axes.size(), 1);
+        auto* log = qobject_cast<QLogValueAxis*>(axes.front());
+        QVERIFY(log);
+        QVERIFY2(log->max() >= 1e6, qPrintable(QString::number(log->max())));
+        for (double tick = log->min(); tick <= log->max(); tick *= 10) {
+            const QString label = QString::asprintf(qPrintable(log->labelFormat()), tick);
+            QVERIFY2(!label.contains(QLatin1Char('e')), qPrintable(label));
+        }
     }
 
     void sizesForARate()

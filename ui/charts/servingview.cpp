@@ -452,9 +452,10 @@ void ServingView::showSimulation(std::shared_ptr<const ServingSimulation> s, con
     auto* lx = new QLogValueAxis;
     lx->setTitleText(tr("latency (ms, log scale)"));
     lx->setBase(10);
-    lx->setLabelFormat(QStringLiteral("%g"));
-    lx->setRange(
-        std::pow(10.0, std::floor(std::log10(std::min(left, right)))), std::pow(10.0, std::ceil(std::log10(right))));
+    const double low = std::pow(10.0, std::floor(std::log10(std::min(left, right))));
+    // Whole milliseconds in plain digits (10000, 100000, 1000000: %g wrote 1e+06 beside 100000); below 1 ms %g.
+    lx->setLabelFormat(low >= 1 ? QStringLiteral("%.0f") : QStringLiteral("%g"));
+    lx->setRange(low, std::pow(10.0, std::ceil(std::log10(right))));
     QValueAxis* ly = axis(tr("fraction of requests"), 0, 1);
     m_latencyChart->addAxis(lx, Qt::AlignBottom);
     m_latencyChart->addAxis(ly, Qt::AlignLeft);
