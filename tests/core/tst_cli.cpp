@@ -446,6 +446,19 @@ private Q_SLOTS:
                        .arg(QLatin1String(value));
         row("--tpot-ms on a training config", "sweep tiny --gpus 2 --tpot-ms 50",
             QStringLiteral("--tpot-ms limits serving plans; tiny is a training config"));
+        row("--serving-iteration not a number", "synth llama3-70b-serving --serving-iteration 7x --out %tmp",
+            QStringLiteral("--serving-iteration '7x': expected an iteration number from 0 or `longest`"));
+        row("--serving-iteration on a training config", "synth tiny --serving-iteration 0 --out %tmp",
+            QStringLiteral("--serving-iteration needs a serving config (workload: inference)"));
+        // tiny served as one batch of 4 x 64 tokens with 16 output tokens: 1 prefill + 15 decode steps.
+        row("--serving-iteration past the end",
+            "synth tiny --set workload=inference --set inference.batch=4 --set inference.prompt_tokens=64 --set "
+            "inference.output_tokens=16 --set parallelism.zero=0 --serving-iteration 16 --out %tmp",
+            QStringLiteral("replica 0 ran 16 iterations (0 to 15); iteration 16 is past its end"));
+        row("--window without --serving-iteration", "synth tiny --window 2 --out %tmp",
+            QStringLiteral("--window needs --serving-iteration"));
+        row("--precisions unknown", "sweep tiny --gpus 2 --precisions bf16,fp4",
+            QStringLiteral("--precisions: expected fp32, fp16, bf16 or fp8, found \"fp4\""));
         row("--rank past int64", "report tiny --rank 99999999999999999999",
             QStringLiteral("--rank: 99999999999999999999 is out of range: expected 0 \u2026 16777215"));
     }
