@@ -18,6 +18,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScatterSeries>
@@ -26,6 +27,7 @@
 #include <QSpinBox>
 #include <QTabBar>
 #include <QTableView>
+#include <QToolButton>
 #include <QTreeView>
 #include <QValueAxis>
 #include <QtTest>
@@ -240,6 +242,33 @@ private Q_SLOTS:
         QCOMPARE(view.model()->rowCount() + static_cast<qint64>(result->rejected.size()), kExpected);
         QVERIFY2(view.statusLabel()->text().startsWith(QStringLiteral("219 plans: ")),
             qPrintable(view.statusLabel()->text()));
+    }
+
+    void alsoTryFp8()
+    {
+        // Also try > FP8 on tiny (219 plans on 4 GPUs, candidateCountByHand) doubles the plans, each FP8 plan
+        // marked in its schedule cell; the menu is hidden for a serving config and its all-to-all entry is off for
+        // a dense model.
+        SweepView view;
+        view.setResult(synth("tiny", {}));
+        view.gpusSpin()->setValue(4);
+        auto* button = view.findChild<QToolButton*>(QStringLiteral("sweepAlsoTry"));
+        QVERIFY(button && button->menu());
+        const QList<QAction*> actions = button->menu()->actions();
+        QCOMPARE(actions.size(), 3);
+        QVERIFY(!actions[1]->isEnabled()); // the all-to-all overlap: MoE only
+        actions[0]->setChecked(true);
+        QVERIFY(runAndWait(view));
+        const auto result = view.sweepResult();
+        QVERIFY(result);
+        QCOMPARE(result->candidates, qint64(2 * 219));
+        int fp8Rows = 0;
+        for (int r = 0; r < view.model()->rowCount(); ++r)
+            for (int c = 0; c < view.model()->columnCount(); ++c)
+                fp8Rows += view.model()->data(view.model()->index(r, c)).toString().contains(QStringLiteral("fp8"));
+        QVERIFY(fp8Rows > 0);
+        view.setResult(configOnly(loadPreset("llama3-70b-serving", {})));
+        QVERIFY(!button->isVisibleTo(&view));
     }
 
     void rowsAreTheFittingPlansByStepTime()

@@ -138,6 +138,8 @@ QString sweepPlanText(const SweepCandidate& plan, bool serving)
             .arg(plan.zero);
     if (plan.sequenceParallel)
         text += QStringLiteral(" \u00b7 SP");
+    if (const std::string varied = variantText(plan); !varied.empty())
+        text += QStringLiteral(" \u00b7 ") + QString::fromStdString(varied);
     return text;
 }
 
@@ -185,8 +187,11 @@ QVariant sweepFieldDisplay(const SweepCandidate& c, SweepField field)
     switch (field) {
     case SweepField::Recompute:
         return QLatin1String(toString(c.recompute));
-    case SweepField::Schedule:
-        return QString::fromStdString(scheduleText(c));
+    case SweepField::Schedule: {
+        // What the sweep varied beyond the degrees (Also try) rides with the schedule: "1f1b · fp8".
+        const std::string varied = variantText(c);
+        return QString::fromStdString(scheduleText(c) + (varied.empty() ? "" : " \u00b7 " + varied));
+    }
     case SweepField::SequenceParallel:
         return c.sequenceParallel ? QObject::tr("yes") : QObject::tr("no");
     case SweepField::StepTime:

@@ -20,6 +20,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -30,6 +31,7 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
+#include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
 #include <cmath>
@@ -115,6 +117,10 @@ SweepView::SweepView(QWidget* parent)
     , m_tpotLimitEdit(new QLineEdit(this))
     , m_hint(new QLabel(this))
     , m_runButton(new QPushButton(tr("Run sweep"), this))
+    , m_tryButton(new QToolButton(this))
+    , m_tryFp8(new QAction(tr("FP8 training (where the GPU has an FP8 peak)"), this))
+    , m_tryOverlap(new QAction(tr("The other expert all-to-all overlap setting (MoE)"), this))
+    , m_trySplit(new QAction(tr("The balanced split: embedding and loss counted as layers"), this))
     , m_progressBar(new QProgressBar(this))
     , m_statusLabel(new QLabel(this))
     , m_banner(new QLabel(this))
@@ -155,6 +161,20 @@ SweepView::SweepView(QWidget* parent)
     controls->addWidget(m_tpotLimitEdit);
     m_tpotLimitLabel->hide();
     m_tpotLimitEdit->hide();
+    // What the sweep also tries beyond the degrees (sweep --precisions, --a2a-overlap, --balanced-split): a menu,
+    // so that the row keeps its width at 1366 x 768.
+    m_tryButton->setText(tr("Also try"));
+    m_tryButton->setObjectName(QStringLiteral("sweepAlsoTry"));
+    m_tryButton->setPopupMode(QToolButton::InstantPopup);
+    m_tryButton->setToolTip(tr("Settings the sweep also tries for every plan, each doubling the plans it touches; "
+                               "plans with the overlapped all-to-all are synthesized in full (at most 64)"));
+    auto* tryMenu = new QMenu(m_tryButton);
+    for (QAction* a : { m_tryFp8, m_tryOverlap, m_trySplit }) {
+        a->setCheckable(true);
+        tryMenu->addAction(a);
+    }
+    m_tryButton->setMenu(tryMenu);
+    controls->addWidget(m_tryButton);
     controls->addSpacing(12);
     m_runButton->setMinimumWidth(m_runButton->fontMetrics().horizontalAdvance(tr("Run sweep")) + 40);
     controls->addWidget(m_runButton);
@@ -308,6 +328,8 @@ void SweepView::updateControls()
     m_microBatchEdit->setVisible(!serving);
     m_tpotLimitLabel->setVisible(serving);
     m_tpotLimitEdit->setVisible(serving);
+    m_tryButton->setVisible(!serving);
+    m_tryOverlap->setEnabled(m_config && m_config->model.family == Family::Moe);
     m_runButton->setToolTip(serving
             ? tr("Estimate every serving plan (dp, tp, pp, ep) for this many GPUs in full and rank those that fit "
                  "under the TPOT limit by output tokens/s per GPU")
@@ -359,6 +381,12 @@ bool SweepView::runSweep()
             return false;
         }
         sweepOptions.microBatches = *microBatches;
+        if (m_tryFp8->isChecked()) {
+            const Precision own = m_config->training.precision;
+            sweepOptions.precisions = { own, own == Precision::Fp8 ? Precision::Bf16 : Precision::Fp8 };
+        }
+        sweepOptions.tryA2aOverlap = m_tryOverlap->isChecked() && m_tryOverlap->isEnabled();
+        sweepOptions.tryBalancedSplit = m_trySplit->isChecked();
     }
     const Config config = *m_config;
     const int64_t gpus = m_gpusSpin->value();

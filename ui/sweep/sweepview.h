@@ -13,6 +13,8 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QToolButton;
+class QAction;
 class QSortFilterProxyModel;
 class QSpinBox;
 class QTabWidget;
@@ -150,6 +152,11 @@ public:
     QLineEdit* m_tpotLimitEdit;
     QLabel* m_hint;
     QPushButton* m_runButton;
+    /// "Also try" menu: FP8, the other all-to-all overlap setting, the balanced split (SweepOptions).
+    QToolButton* m_tryButton;
+    QAction* m_tryFp8;
+    QAction* m_tryOverlap;
+    QAction* m_trySplit;
     QProgressBar* m_progressBar;
     QLabel* m_statusLabel;
     QLabel* m_banner;
