@@ -4,6 +4,7 @@
 // core/output/outputfile.h, which every output path of the CLI and the GUI goes through.
 #include "output/messagetext.h"
 #include "output/outputfile.h"
+#include "simulate/processcage.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -839,6 +840,14 @@ void TestSafety::interrupted()
             const QString file = expand(c.mid(5));
             const qint64 gonePid = readAll(file).trimmed().toLongLong();
             QVERIFY2(gonePid > 0, qPrintable(file));
+            // A grandchild that called setsid(2) is caught only by the cgroup layer (simulate/processcage.h);
+            // where no cgroup v2 can be made (not root, no delegation, cgroup2 not mounted, as in a bare chroot)
+            // it escapes by design: end it here and say so.
+            if (file.endsWith(QLatin1String("child.pid")) && !ProcessCage().hasCgroup()) {
+                ::kill(static_cast<pid_t>(gonePid), SIGKILL);
+                QSKIP("no usable cgroup v2 here: a setsid grandchild escapes the process group by design "
+                      "(simulate/processcage.h); the simulator itself was checked");
+            }
             QTRY_VERIFY2_WITH_TIMEOUT(
                 processGone(gonePid), qPrintable(QStringLiteral("pid %1 lives on").arg(gonePid)), 5000);
         } else {
