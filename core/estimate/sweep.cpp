@@ -43,11 +43,11 @@ namespace {
 
     /// Megatron-Core's preconditions for the overlapped expert all-to-all (configvalidator): expert parallelism,
     /// virtual stages or DualPipe when pipelined, no full recompute.
-    bool overlapAllowed(const ParallelismConfig& p, Recompute recompute)
+    bool overlapAllowed(int64_t ep, int64_t pp, Schedule schedule, int64_t virtualStages, Recompute recompute)
     {
-        const bool chunked = p.schedule == Schedule::DualPipe || p.schedule == Schedule::DualPipeV
-            || (p.schedule == Schedule::Interleaved && p.virtualStages > 1);
-        return p.ep > 1 && (p.pp == 1 || chunked) && recompute != Recompute::Full;
+        const bool chunked = schedule == Schedule::DualPipe || schedule == Schedule::DualPipeV
+            || (schedule == Schedule::Interleaved && virtualStages > 1);
+        return ep > 1 && (pp == 1 || chunked) && recompute != Recompute::Full;
     }
 
     /// Candidates of one work item share everything but recompute (their reduced plan is built once).
@@ -271,15 +271,9 @@ namespace {
                                         c.a2aOverlap = overlap;
                                         // The other overlap setting only where it can run: elsewhere it is the
                                         // same plan as the base's.
-                                        if (overlap && *overlap != baseOverlap) {
-                                            ParallelismConfig p = base.parallelism;
-                                            p.ep = ep;
-                                            p.pp = plan.pp;
-                                            p.schedule = plan.schedule;
-                                            p.virtualStages = plan.virtualStages;
-                                            if (!overlapAllowed(p, r))
-                                                continue;
-                                        }
+                                        if (overlap && *overlap != baseOverlap
+                                            && !overlapAllowed(ep, plan.pp, plan.schedule, plan.virtualStages, r))
+                                            continue;
                                         c.index = index++;
                                         if (!fn(std::move(c)))
                                             return false;
@@ -428,7 +422,7 @@ Config sweepPlanConfig(const Config& base, const SweepCandidate& plan)
     }
     // The overlapped expert all-to-all where the plan allows it (Megatron-Core's preconditions, configvalidator):
     // expert parallelism, virtual stages or DualPipe when pipelined, no full recompute.
-    if (p.overlapMoeExpertParallelComm && !overlapAllowed(p, plan.recompute))
+    if (p.overlapMoeExpertParallelComm && !overlapAllowed(p.ep, p.pp, p.schedule, p.virtualStages, plan.recompute))
         p.overlapMoeExpertParallelComm = false;
     return config;
 }
@@ -452,10 +446,13 @@ int64_t countSweepCandidates(const Config& base, int64_t gpus, const SweepOption
 SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const EstimateOptions& options,
     ProgressSink* progress, const SweepOptions& requested)
 {
-    // Precisions the GPU has no dense peak for (FP8 before Hopper) are not tried.
+    // Precisions the GPU has no rate for (FP8 before Hopper) are not tried: hardwareRates() decides, as for a plan.
     SweepOptions sweepOptions = requested;
-    std::erase_if(sweepOptions.precisions,
-        [&](Precision p) { return !(gpu.peakFlops(p) > 0) || (p == Precision::Fp8 && !(gpu.fp8Flops > 0)); });
+    std::erase_if(sweepOptions.precisions, [&](Precision p) {
+        Config probe = base;
+        probe.training.precision = p;
+        return !(hardwareRates(probe, gpu, options).peakFlops > 0);
+    });
     SweepResult result;
     result.gpu = gpu.name;
     result.gpus = gpus;
