@@ -396,15 +396,12 @@ Command addSynthCommand(CLI::App& app)
                 if (!part->has_value())
                     continue;
                 const Config& c = **part;
+                const int64_t counted = part == &pick.prefill ? pick.prefillChunks : pick.decodeSequences;
                 if (!s.quiet)
                     std::cout << c.name << ": " << c.inference.batch << " sequence(s)"
-                              << (c.inference.batch
-                                             != (part == &pick.prefill ? pick.prefillChunks : pick.decodeSequences)
-                                         ? " (the iteration's "
-                                             + std::to_string(
-                                                 part == &pick.prefill ? pick.prefillChunks : pick.decodeSequences)
+                              << (c.inference.batch != counted ? " (the iteration's " + std::to_string(counted)
                                              + " rounded up to the plan's batch step)"
-                                         : std::string())
+                                                               : std::string())
                               << ", "
                               << (c.inference.phases == InferencePhases::Prefill
                                          ? "prompts of " + std::to_string(c.inference.promptTokens) + " tokens"

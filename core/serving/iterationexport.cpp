@@ -18,13 +18,10 @@ namespace {
         return (std::max<int64_t>(1, n) + step - 1) / step * step;
     }
 
-    /// One replica of `config` (dp 1, no disaggregation, one static batch), as prepareServingPlan() reads it.
+    /// One replica of `config` as the simulation plans it (servingReplicaConfig()), serving one static batch.
     Config replicaOf(const Config& config)
     {
-        Config replica = withoutTrainingKeys(config);
-        replica.parallelism.dp = 1;
-        replica.parallelism.ep = 1;
-        replica.inference.prefillReplicas = 0;
+        Config replica = servingReplicaConfig(config);
         replica.inference.prefillTp = 0;
         replica.inference.prefillPp = 0;
         replica.inference.arrival = RequestArrival::Batch;
@@ -84,9 +81,8 @@ bool pickServingIteration(const Config& config, const GpuSpec& gpu, const Estima
     pick.prefillTokens = sample.prefillTokens;
     pick.decodeSequences = sample.decodeSequences;
     pick.decodeContextTokens = sample.decodeContextTokens;
-    pick.window = window;
 
-    const std::string base = withoutTrainingKeys(config).name;
+    const std::string& base = config.name;
     const std::string tag = "-iter" + std::to_string(iteration);
     if (pick.prefillChunks > 0 && pick.prefillTokens > 0) {
         Config c = replicaOf(config);

@@ -16,8 +16,7 @@ namespace stagecraft {
 /// Plain value type.
 struct ServingIterationPick
 {
-    int64_t replica = 0; ///< index among the decode (or colocated) replicas: always 0
-    int64_t iteration = 0; ///< within that replica's run, from 0
+    int64_t iteration = 0; ///< within the run of the first decode (or colocated) replica, from 0
     int64_t iterations = 0; ///< the replica's run has this many
     double startS = 0; ///< when it started in the simulation
     double durationS = 0; ///< what the simulation's iteration-time model gave it
@@ -25,7 +24,6 @@ struct ServingIterationPick
     int64_t prefillTokens = 0;
     int64_t decodeSequences = 0;
     double decodeContextTokens = 0; ///< the positions their attention reads, summed over them
-    int64_t window = 1; ///< decode steps the decode part's programs run
     /// The iteration's prompt chunks as a prefill-only workload of one replica: `prefill->inference.batch` prompts
     /// of `inference.prompt_tokens` each (the chunks' count rounded up to the plan's batch step, each of the mean
     /// chunk length rounded up). Absent when the iteration computes no prompt tokens.

@@ -200,14 +200,20 @@ bool servingRequests(const Config& config, std::vector<ServingRequest>& requests
     return true;
 }
 
+Config servingReplicaConfig(const Config& config)
+{
+    Config replica = withoutTrainingKeys(config);
+    replica.parallelism.dp = 1;
+    replica.parallelism.ep = 1;
+    replica.inference.prefillReplicas = 0; // one replica: the deployment's shape is not its business
+    return replica;
+}
+
 bool prepareServingPlan(const Config& given, int64_t longestPrompt, const GpuSpec& gpu, const EstimateOptions& options,
     ServingPlanTables& out, std::string& error, ProgressSink* progress)
 {
     try {
-        Config replica = withoutTrainingKeys(given);
-        replica.parallelism.dp = 1;
-        replica.parallelism.ep = 1;
-        replica.inference.prefillReplicas = 0; // one replica: the deployment's shape is not its business
+        const Config replica = servingReplicaConfig(given);
         ServingPlanTables t;
         ReplicaMemory memory;
         // Weights that leave no room are refused before any probe is synthesized.

@@ -87,6 +87,8 @@ struct ServingPlanTables
     int64_t gpus = 0; ///< tp * pp * cp
 };
 
+/// One replica of `config` as the simulation plans it: withoutTrainingKeys(), dp 1, ep 1, no prefill replicas. Pure.
+Config servingReplicaConfig(const Config& config);
 /// Prepares one replica of `replica` (its parallelism read with dp 1): buildIterationTimes() for prompts up to
 /// `longestPrompt`, and the KV blocks (see simulateServing()). Thread-safe.
 bool prepareServingPlan(const Config& replica, int64_t longestPrompt, const GpuSpec& gpu,
