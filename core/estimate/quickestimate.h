@@ -39,8 +39,8 @@ private:
 struct DistributionPlan;
 
 /// Reduced plans kept between quickEstimate() calls of one thread. Planning does not depend on the recompute
-/// policy (only the program builder reads it), so plans that differ only in recompute are planned once. Holds
-/// the last few plans. Not thread-safe: one per thread.
+/// policy or on ZeRO stages 0-2 (only the program builder reads them), so plans that differ only in these are
+/// planned once. Holds the last few plans. Not thread-safe: one per thread.
 class ReducedPlanCache
 {
 public:
@@ -53,6 +53,10 @@ public:
     DistributionPlan* find(const Config& config);
     /// Keeps `plan` for `config` and returns it.
     DistributionPlan* store(const Config& config, DistributionPlan plan);
+    /// withOpRates(rates, *plan, gpu, options) for a plan this cache holds: the per-op rates are computed once per
+    /// plan (the recompute variants share them: they depend on the ops' local shapes, the GPU and the precision).
+    HardwareRates planRates(
+        const DistributionPlan* plan, const HardwareRates& rates, const GpuSpec& gpu, const EstimateOptions& options);
 
 private:
     static bool samePlan(const Config& a, const Config& b);
@@ -60,6 +64,12 @@ private:
     {
         Config config;
         std::unique_ptr<DistributionPlan> plan;
+        /// planRates(): what the per-op rates were computed from, and them (null until asked).
+        const GpuSpec* gpu = nullptr;
+        double peakFlops = 0;
+        KernelEfficiency kernels;
+        double flatComputeEfficiency = 0;
+        std::shared_ptr<const std::vector<double>> opFlopRate, opByteScale;
     };
     std::vector<Entry> m_entries;
 };

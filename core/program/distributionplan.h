@@ -81,7 +81,11 @@ std::optional<DistributionPlan> planDistribution(
 /// and the optimizer step. Deterministic.
 /// With `names` false the nodes have empty names (everything else identical): for estimates that read no names,
 /// since composing them is a tenth of the build time.
-ClassProgram buildClassProgram(const DistributionPlan& plan, int32_t stage, bool names = true);
+/// `order`, when given, replaces the stage's schedule order (scheduleOrder() of the plan): the units to emit, in
+/// that order. The quick estimate passes a subset of the real order (the units it profiles); a weight layer's
+/// gradients count as complete once every micro-batch of `order` that runs its chunk has written them.
+ClassProgram buildClassProgram(
+    const DistributionPlan& plan, int32_t stage, bool names = true, const std::vector<ScheduleUnit>* order = nullptr);
 
 /// Deterministic send/recv tag of a tensor instance: the same on both ends, unique per (tensor, micro-batch).
 int32_t p2pTag(const DistributionPlan& plan, int32_t tensor, int32_t microBatch);

@@ -141,7 +141,7 @@ namespace {
             m_program.buffers.reserve(std::min(estimate + estimate / 4, cap)); // ~1.15 buffers per node measured
         }
 
-        ClassProgram build();
+        ClassProgram build(const std::vector<ScheduleUnit>* givenOrder);
 
     private:
         /// Inference: the prefill and then each decode step, every pipeline micro-batch in turn; no backward,
@@ -236,6 +236,9 @@ namespace {
         Value relayout(int32_t tensor, int32_t microBatch, Value src, const Layout& from, const Layout& to, Phase phase,
             MemoryCategory category);
         Value gatheredWeights(int32_t weight, const Layout& expected, int32_t microBatch, Phase phase);
+        /// planRelayout() of `tensor` from its home layout (DistributionPlan::tensorLayout, whose local bytes are
+        /// tensorBytes) to `to`, memoized: an op's inputs are relaid the same way for every micro-batch and pass.
+        const std::vector<Relayout>& homeRelayout(int32_t tensor, const Layout& to);
         void emitChain(const std::vector<Relayout>& steps, std::vector<NodeId> deps, std::vector<int32_t> reads,
             const std::string& name, int32_t layer, int32_t microBatch, Pass pass, MemoryCategory category,
             std::vector<int32_t> finalWrites, int32_t tensor, uint32_t& lastNode, int32_t& lastBuffer);
@@ -298,6 +301,8 @@ namespace {
         ValueMap m_values; ///< (tensor, micro-batch) -> current value on this stage
         ValueMap m_recomputed; ///< (tensor, micro-batch) -> value re-run before backward
         std::map<std::tuple<int32_t, uint64_t, int>, Value> m_relayouts; ///< (source buffer, layout, pass)
+        /// homeRelayout(): (tensor << 32 | layoutHash(to)) -> the collectives (node-based: references stay valid).
+        std::unordered_map<uint64_t, std::vector<Relayout>> m_homeRelayouts;
         std::map<std::tuple<int32_t, AxisMask, int, int32_t>, Value> m_weightGathers; ///< (layer, mask, pass, mb)
         std::map<std::pair<int32_t, int>, uint32_t> m_firstComputeOfLayer; ///< (layer, pass) in the current unit
         std::map<std::pair<int32_t, int>, uint32_t> m_lastGatherOfPass; ///< chains the per-layer gathers
@@ -511,8 +516,11 @@ namespace {
     {
         if (from == to)
             return src;
-        const int64_t bytes = P.localBytes(TensorId { tensor }, from);
-        const std::vector<Relayout> steps = planRelayout(from, to, bytes, P.mesh);
+        std::vector<Relayout> ownSteps;
+        const bool home = &from == &P.tensorLayout[static_cast<size_t>(tensor)];
+        if (!home)
+            ownSteps = planRelayout(from, to, P.localBytes(TensorId { tensor }, from), P.mesh);
+        const std::vector<Relayout>& steps = home ? homeRelayout(tensor, to) : ownSteps;
         if (steps.empty())
             return src;
         // Reductions and all-to-alls are kept and reused by later passes (same size: Megatron-LM keeps the
@@ -538,12 +546,20 @@ namespace {
         return out;
     }
 
+    const std::vector<Relayout>& StageBuilder::homeRelayout(int32_t tensor, const Layout& to)
+    {
+        const uint64_t k = (static_cast<uint64_t>(static_cast<uint32_t>(tensor)) << 32) | layoutHash(to);
+        auto [it, inserted] = m_homeRelayouts.try_emplace(k);
+        if (inserted)
+            it->second = planRelayout(
+                P.tensorLayout[static_cast<size_t>(tensor)], to, P.tensorBytes[static_cast<size_t>(tensor)], P.mesh);
+        return it->second;
+    }
+
     Value StageBuilder::gatheredWeights(int32_t weight, const Layout& expected, int32_t microBatch, Phase phase)
     {
         const Tensor& wt = G.tensor(TensorId { weight });
-        const Layout& home = P.tensorLayout[static_cast<size_t>(weight)];
-        const std::vector<Relayout> probe =
-            planRelayout(home, expected, P.tensorBytes[static_cast<size_t>(weight)], P.mesh);
+        const std::vector<Relayout>& probe = homeRelayout(weight, expected);
         if (probe.empty())
             return Value { kNoNode, m_weightBuffer[static_cast<size_t>(weightSlot(weight))] };
         // FSDP: one gather per layer (all of its weights with the same data axes) per pass and micro-batch; the
@@ -1166,7 +1182,7 @@ namespace {
                 last.reads.push_back(static_cast<int32_t>(b));
     }
 
-    ClassProgram StageBuilder::build()
+    ClassProgram StageBuilder::build(const std::vector<ScheduleUnit>* givenOrder)
     {
         const size_t weightCount = G.weights.size();
         m_weightBuffer.assign(weightCount, -1);
@@ -1221,9 +1237,13 @@ namespace {
             buildInference();
             return std::move(m_program);
         }
-        ScheduleShape shape = scheduleShapeOf(P.config);
-        shape.microBatches = P.microBatches;
-        const std::vector<ScheduleUnit> order = scheduleOrder(shape, m_stage);
+        std::vector<ScheduleUnit> ownOrder;
+        if (!givenOrder) {
+            ScheduleShape shape = scheduleShapeOf(P.config);
+            shape.microBatches = P.microBatches;
+            ownOrder = scheduleOrder(shape, m_stage);
+        }
+        const std::vector<ScheduleUnit>& order = givenOrder ? *givenOrder : ownOrder;
         if (order.empty())
             throw std::logic_error("the schedule refuses this plan (the validator should have said why)");
         // A layer's gradients are complete for the iteration once every micro-batch that runs its chunk here has
@@ -1256,9 +1276,10 @@ namespace {
 
 } // namespace
 
-ClassProgram buildClassProgram(const DistributionPlan& plan, int32_t stage, bool names)
+ClassProgram buildClassProgram(
+    const DistributionPlan& plan, int32_t stage, bool names, const std::vector<ScheduleUnit>* order)
 {
-    return StageBuilder(plan, stage, names).build();
+    return StageBuilder(plan, stage, names).build(order);
 }
 
 } // namespace stagecraft
