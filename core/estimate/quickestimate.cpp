@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "estimate/quickestimate.h"
 
-#include "memory/memorytimeline.h"
 #include "model/modelcost.h"
 #include "program/distributionplan.h"
 #include "program/stageplan.h"
@@ -174,8 +173,9 @@ namespace {
         return n.microBatch < 0 && n.pass != Pass::Optimizer;
     }
 
-    bool profileStage(const DistributionPlan& plan, int32_t sigma, const ReducedShape& shape, const Mesh& realMesh,
-        const HardwareRates& rates, int64_t gpusPerNode, StageProfile& out, int64_t& nodeCount, std::string& error)
+    bool profileStage(const DistributionPlan& plan, int32_t sigma, const ReducedShape& shape,
+        const CommPlacement& placement, const HardwareRates& rates, StageProfile& out, int64_t& nodeCount,
+        std::string& error)
     {
         // The profiles read the units of the first micro-batch (a forward, a backward before the last) and of the
         // last one (its backward carries the iteration's gradient reduction): the units of the micro-batches
@@ -185,7 +185,6 @@ namespace {
         std::erase_if(
             order, [&](const ScheduleUnit& unit) { return unit.microBatch > 0 && unit.microBatch < shape.mr - 1; });
         const ClassProgram program = buildClassProgram(plan, sigma, false, &order); // names are not read here
-        const MemoryTimeline timeline = computeMemoryTimeline(program);
         const size_t n = program.nodes.size();
         const size_t tailUnit = order.size();
         nodeCount += static_cast<int64_t>(n);
@@ -218,7 +217,6 @@ namespace {
 
         // Node times on the rank of the real stage this type stands for.
         const int32_t real = representative(sigma, shape);
-        const CommPlacement placement(realMesh, realMesh.withCoordinate(RankId { 0 }, Axis::Pp, real), gpusPerNode);
         auto realPeer = [&](int32_t peer) {
             if (shape.pr == shape.p)
                 return peer;
@@ -233,37 +231,57 @@ namespace {
                 + unfusedAccumulationTimeS(node, program.buffers, rates);
         }
 
-        // Memory bookkeeping: bytes of the iteration reduction's own buffers alive at each node (subtracted for the
-        // regular-backward variant), resident total.
-        int64_t resident = 0;
-        for (int64_t b : timeline.resident)
-            resident += b;
-        std::vector<int64_t> reductionLive(n + 1, 0);
-        for (size_t b = 0; b < program.buffers.size(); ++b) {
-            const Buffer& buf = program.buffers[b];
-            if (buf.resident || timeline.firstUse[b] < 0
-                || !isIterationReduction(program.nodes[static_cast<size_t>(timeline.firstUse[b])]))
-                continue;
-            reductionLive[static_cast<size_t>(timeline.firstUse[b])] += buf.bytes;
-            reductionLive[static_cast<size_t>(timeline.lastUse[b]) + 1] -= buf.bytes;
+        // Memory bookkeeping, as computeMemoryTimeline() has it (a buffer lives from its first write to its last
+        // use; resident ones all along; one never written is not memory): the resident total, the other bytes live
+        // at each node, and of those the iteration reduction's own (left out of the regular-backward variant).
+        const size_t bufferCount = program.buffers.size();
+        std::vector<int32_t> firstUse(bufferCount, -1), lastUse(bufferCount, -1);
+        for (size_t i = 0; i < n; ++i) {
+            const ProgramNode& node = program.nodes[i];
+            for (int32_t b : node.writes) {
+                if (firstUse[static_cast<size_t>(b)] < 0)
+                    firstUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
+                lastUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
+            }
+            for (int32_t b : node.reads)
+                lastUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
         }
-        for (size_t i = 1; i <= n; ++i)
+        int64_t resident = 0;
+        std::vector<int64_t> liveAt(n + 1, 0), reductionLive(n + 1, 0);
+        for (size_t b = 0; b < bufferCount; ++b) {
+            const Buffer& buf = program.buffers[b];
+            if (buf.resident) {
+                resident += buf.bytes;
+                continue;
+            }
+            if (firstUse[b] < 0)
+                continue;
+            liveAt[static_cast<size_t>(firstUse[b])] += buf.bytes;
+            liveAt[static_cast<size_t>(lastUse[b]) + 1] -= buf.bytes;
+            if (!isIterationReduction(program.nodes[static_cast<size_t>(firstUse[b])]))
+                continue;
+            reductionLive[static_cast<size_t>(firstUse[b])] += buf.bytes;
+            reductionLive[static_cast<size_t>(lastUse[b]) + 1] -= buf.bytes;
+        }
+        for (size_t i = 1; i <= n; ++i) {
+            liveAt[i] += liveAt[i - 1];
             reductionLive[i] += reductionLive[i - 1];
+        }
 
         // Net bytes per unit from buffer lifetimes (with and without the iteration reduction's buffers), then
         // the bytes live when each unit starts.
         std::vector<double> net(order.size() + 1, 0.0), netRegular(order.size() + 1, 0.0);
         for (size_t b = 0; b < program.buffers.size(); ++b) {
             const Buffer& buf = program.buffers[b];
-            if (buf.resident || timeline.firstUse[b] < 0)
+            if (buf.resident || firstUse[b] < 0)
                 continue;
-            const uint32_t ua = unitOf[static_cast<size_t>(timeline.firstUse[b])];
-            const uint32_t ub = unitOf[static_cast<size_t>(timeline.lastUse[b])];
+            const uint32_t ua = unitOf[static_cast<size_t>(firstUse[b])];
+            const uint32_t ub = unitOf[static_cast<size_t>(lastUse[b])];
             if (ua == ub)
                 continue;
             net[ua] += static_cast<double>(buf.bytes);
             net[ub] -= static_cast<double>(buf.bytes);
-            if (!isIterationReduction(program.nodes[static_cast<size_t>(timeline.firstUse[b])])) {
+            if (!isIterationReduction(program.nodes[static_cast<size_t>(firstUse[b])])) {
                 netRegular[ua] += static_cast<double>(buf.bytes);
                 netRegular[ub] -= static_cast<double>(buf.bytes);
             }
@@ -298,9 +316,8 @@ namespace {
                     continue;
                 mark[i] = pass;
                 if (prof)
-                    peak = std::max(peak,
-                        static_cast<double>(timeline.total(i) - resident - (regular ? reductionLive[i] : 0))
-                            - before[unit]);
+                    peak = std::max(
+                        peak, static_cast<double>(liveAt[i] - (regular ? reductionLive[i] : 0)) - before[unit]);
                 // Dependencies inside the unit by their simulated finish; on communication of earlier units (the
                 // optimizer on the last backward's gradient reduction) by the time the stream drains.
                 double ready = 0;
@@ -535,19 +552,28 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         // A chunk left with no decoder layer (the embedding or the loss counted as one) is extrapolated down from
         // one layer: a reduced model needs a layer in every chunk.
         // What a layer adds is not the same from the first one on where gradients are sharded per micro-batch
-        // (ZeRO 2: a transient full gradient per bucket) or weights gathered one layer ahead (ZeRO 3, FSDP), and
-        // a chunk holding only the embedding or the loss slot is measured, not extrapolated: there the base has
-        // two layers per chunk (see threeMeasured). ZeRO 0/1 plans without slots start from one layer per chunk:
-        // their figures are linear in the layers from the first one (on llama3-70b at 1,024 GPUs every peak is
-        // unchanged and step times move by at most 3.8 ppm, a checked plan towards the full synthesis), and the
-        // reduced programs are then a third smaller.
-        const bool linearFromOne = par.zero < 2 && embeddingSlot + lossSlot == 0;
+        // (ZeRO 2: a transient full gradient per bucket), weights gathered one layer ahead (ZeRO 3, FSDP) or the
+        // layers differ (MoE: DeepSeek-V3's first dense layers, an MTP module; Mixtral's expert all-to-alls
+        // measured 0.9 % off from one layer), and a chunk holding only the embedding or the loss slot is measured,
+        // not extrapolated: there the base has two layers per chunk (see threeMeasured). Dense ZeRO 0/1 plans
+        // without slots start from one layer per chunk: their figures are linear in the layers from the first one
+        // (every peak of llama3-70b at 1,024 GPUs, llama3-8b at 16 and gpt3-175b at 64 unchanged, step times
+        // within 18 ppm: far inside the quick estimate's own distance from the full synthesis, 1e-4 on the plan
+        // that moved most), and their reduced programs are smaller.
+        const bool uniformLayers = config.model.family != Family::Moe && config.model.mtpModules == 0;
+        const bool linearFromOne = par.zero < 2 && embeddingSlot + lossSlot == 0 && uniformLayers;
         int32_t baseLayers = exactLayers ? *minIt : std::clamp(*minIt, 1, linearFromOne ? 1 : 2);
         if (int64_t(baseLayers) * shape.pr * shape.v - embeddingSlot - lossSlot < 1)
             baseLayers = 2; // a reduced model needs a decoder layer (unreachable for a valid plan)
         const int32_t deltaType = shape.pr == 3 ? 1 : 0;
 
         const Mesh realMesh(par);
+        // Where the real stage each reduced stage stands for communicates (its groups' placement is cached).
+        std::vector<CommPlacement> placements;
+        for (int32_t sigma = 0; sigma < shape.pr; ++sigma)
+            placements.emplace_back(realMesh,
+                realMesh.withCoordinate(RankId { 0 }, Axis::Pp, representative(sigma, shape)),
+                config.cluster.gpusPerNode);
         int64_t nodes = 0;
         auto buildProfiles = [&](int32_t layersPerChunk, int32_t onlyType, std::vector<StageProfile>& profiles) {
             Config reduced = config;
@@ -578,7 +604,7 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                 plans ? plans->planRates(plan, rates, gpu, options) : withOpRates(rates, *plan, gpu, options);
             for (int32_t sigma = 0; sigma < shape.pr; ++sigma)
                 if ((onlyType < 0 || sigma == onlyType)
-                    && !profileStage(*plan, sigma, shape, realMesh, planRates, config.cluster.gpusPerNode,
+                    && !profileStage(*plan, sigma, shape, placements[static_cast<size_t>(sigma)], planRates,
                         profiles[static_cast<size_t>(sigma)], nodes, error))
                     return false;
             return true;
@@ -587,10 +613,9 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         // layer also brings a second gathered layer into the peak, later ones do not), and where the memory peak
         // sits can move over the first few layers of ZeRO 2's per-micro-batch gradient shards. So the base has two
         // layers per chunk where every chunk has two, and the changes made by one and by two more layers are
-        // measured; the second drives the extrapolation. ZeRO 0/1 add the same with every layer (the second change
-        // equals the first: on llama3-70b at 1,024 GPUs leaving it out changes no figure by more than 1e-14), so
-        // one change is measured.
-        const bool threeMeasured = !exactLayers && *maxIt >= baseLayers + 2 && par.zero >= 2;
+        // measured; the second drives the extrapolation. Where a layer adds the same from the first one on
+        // (linearFromOne) the second change equals the first, so one change is measured.
+        const bool threeMeasured = !exactLayers && *maxIt >= baseLayers + 2 && !linearFromOne;
         std::vector<StageProfile> base, next, third;
         if (!buildProfiles(baseLayers, -1, base) || (!exactLayers && !buildProfiles(baseLayers + 1, deltaType, next))
             || (threeMeasured && !buildProfiles(baseLayers + 2, deltaType, third)))

@@ -45,27 +45,39 @@ int64_t inputBytes(const DistributionPlan& plan, size_t opIndex, size_t k)
     if (g.inference && op.kind == OpKind::Embedding && !op.outputs.empty()
         && g.tensor(tensor).role == TensorRole::Weight)
         return plan.tensorBytes[static_cast<size_t>(op.outputs[0].tensor.value)];
-    return plan.localBytes(tensor, plan.inputLayouts[opIndex][k]);
+    const Layout& layout = plan.inputLayouts[opIndex][k];
+    if (layout == plan.tensorLayout[static_cast<size_t>(tensor.value)]) // read as stored: its tensorBytes
+        return plan.tensorBytes[static_cast<size_t>(tensor.value)];
+    return plan.localBytes(tensor, layout);
 }
 
 int64_t DistributionPlan::localBytes(TensorId id, const Layout& layout) const
 {
     const Tensor& t = graph->tensor(id);
+    int64_t shard = 1;
+    for (int a = 0; a < kSpatialAxisCount; ++a)
+        if (layout.axes[static_cast<size_t>(a)].state == AxisState::FlatShard)
+            shard *= mesh.degree(static_cast<Axis>(a));
+    // In int64 while nothing overflows (every real tensor), else again in 128 bits.
+    int64_t numel64 = 1;
+    bool fits = shard > 0;
     Int128 numel = 1;
     for (size_t d = 0; d < t.dims.size(); ++d) {
-        int64_t extent = extents.global(t.dims[d]);
+        const int64_t extent = extents.global(t.dims[d]);
         int64_t divisor = 1;
         for (int a = 0; a < kSpatialAxisCount; ++a) {
             const AxisLayout& al = layout.axes[static_cast<size_t>(a)];
             if (al.state == AxisState::Split && al.dim == static_cast<int8_t>(d))
                 divisor *= mesh.degree(static_cast<Axis>(a));
         }
-        numel *= (extent + divisor - 1) / divisor;
+        const int64_t local = (extent + divisor - 1) / divisor;
+        fits = fits && local >= 0 && !__builtin_mul_overflow(numel64, local, &numel64);
+        numel *= local;
     }
-    int64_t shard = 1;
-    for (int a = 0; a < kSpatialAxisCount; ++a)
-        if (layout.axes[static_cast<size_t>(a)].state == AxisState::FlatShard)
-            shard *= mesh.degree(static_cast<Axis>(a));
+    int64_t bytes = 0;
+    if (fits && numel64 <= INT64_MAX - shard
+        && !__builtin_mul_overflow((numel64 + shard - 1) / shard, int64_t { elementBytes(id) }, &bytes))
+        return bytes;
     numel = (numel + shard - 1) / shard;
     return clampToInt64(numel * elementBytes(id));
 }

@@ -134,21 +134,31 @@ AxisMask ShardingStrategy::weightDataMask(const Tensor& weight) const
     return kDpMask | kCp;
 }
 
-Expr ShardingStrategy::localExtentExpr(Region region, Index index) const
+ShardingStrategy::Divisors ShardingStrategy::localExtentDivisors(Region region, Index index) const
 {
     const auto& s = ModelSymbols::get();
     const AxisMask m = splitMask(region, index);
-    Expr divisor(1);
+    Divisors out;
+    auto add = [&out](SymbolId id) { out.symbols[static_cast<size_t>(out.count++)] = id; };
     if (m & kTp)
-        divisor *= Expr::symbol(s.tp);
+        add(s.tp);
     if (m & kCp)
-        divisor *= Expr::symbol(s.cp);
+        add(s.cp);
     if ((m & kDpMask) == kDpMask)
-        divisor *= Expr::symbol(s.dp);
+        add(s.dp);
     else if (m & kEp)
-        divisor *= Expr::symbol(s.ep);
+        add(s.ep);
     else if (m & kEdp)
-        divisor *= Expr::symbol(s.edp);
+        add(s.edp);
+    return out;
+}
+
+Expr ShardingStrategy::localExtentExpr(Region region, Index index) const
+{
+    const Divisors d = localExtentDivisors(region, index);
+    Expr divisor(1);
+    for (int k = 0; k < d.count; ++k)
+        divisor *= Expr::symbol(d.symbols[static_cast<size_t>(k)]);
     return indexExtent(index) / divisor;
 }
 
@@ -194,6 +204,21 @@ std::optional<ExtentTable> ExtentTable::evaluate(
         for (int i = 0; i < kIndexCount; ++i) {
             if (!used[static_cast<size_t>(i)])
                 continue;
+            // The exact quotient global / degrees when it is an integer (what evaluating the expression gives);
+            // otherwise the expression is evaluated for its error message.
+            const ShardingStrategy::Divisors d =
+                strategy.localExtentDivisors(static_cast<Region>(reg), static_cast<Index>(i));
+            int64_t divisor = 1;
+            for (int k = 0; k < d.count; ++k) {
+                const SymbolId id = d.symbols[static_cast<size_t>(k)];
+                const bool fits = binding.isBound(id) && binding.value(id) > 0 && binding.value(id) <= INT32_MAX;
+                divisor = fits && divisor <= INT32_MAX ? divisor * binding.value(id) : 0;
+            }
+            const int64_t global = t.m_global[static_cast<size_t>(i)];
+            if (divisor > 0 && global >= 0 && global % divisor == 0) {
+                t.m_local[static_cast<size_t>(reg)][static_cast<size_t>(i)] = global / divisor;
+                continue;
+            }
             const Expr e = strategy.localExtentExpr(static_cast<Region>(reg), static_cast<Index>(i));
             EvalResult r = e.evaluate(binding);
             if (!r.ok() && !usedIn[static_cast<size_t>(reg)][static_cast<size_t>(i)])

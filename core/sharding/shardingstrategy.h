@@ -55,6 +55,13 @@ public:
 
     /// Symbolic local extent of an index in a region, e.g. Seq/(cp*tp).
     Expr localExtentExpr(Region region, Index index) const;
+    /// The mesh degrees localExtentExpr() divides by: the first `count` of `symbols`.
+    struct Divisors
+    {
+        std::array<SymbolId, 3> symbols {};
+        int count = 0;
+    };
+    Divisors localExtentDivisors(Region region, Index index) const;
 
 private:
     std::array<std::array<AxisMask, kIndexCount>, 7> m_split {};
