@@ -50,11 +50,13 @@ namespace {
         return ep > 1 && (pp == 1 || chunked) && recompute != Recompute::Full;
     }
 
-    /// Candidates of one work item share everything but recompute (their reduced plan is built once).
+    /// Candidates of one work item share everything but recompute and ZeRO stages 0-2 (their reduced plan is built
+    /// once: ReducedPlanCache). They are consecutive by construction (ZeRO outside recompute, innermost).
     bool sameGroup(const SweepCandidate& a, const SweepCandidate& b)
     {
+        const bool sameZeroPlan = a.zero == b.zero || (a.zero < 3 && b.zero < 3);
         return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.ep == b.ep
-            && a.microBatch == b.microBatch && a.zero == b.zero && a.precision == b.precision
+            && a.microBatch == b.microBatch && sameZeroPlan && a.precision == b.precision
             && a.a2aOverlap == b.a2aOverlap && a.balancedSplit == b.balancedSplit && a.schedule == b.schedule
             && a.virtualStages == b.virtualStages;
     }
@@ -531,7 +533,7 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
                             + " in full (--full-plans), as its reduced programs do not model them");
                 }
             }
-            // Work items: runs of candidates that differ only in recompute (consecutive by construction).
+            // Work items: runs of candidates that share a reduced plan (sameGroup).
             std::vector<size_t> groupStart;
             for (size_t i = 0; i < batch.size(); ++i) {
                 const SweepCandidate& c = batch[i];
@@ -592,7 +594,7 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
             batch.clear();
         };
         auto visit = [&](SweepCandidate&& c) {
-            // A batch ends where a recompute group ends, so that a group's reduced plan is built once.
+            // A batch ends where a group ends, so that a group's reduced plan is built once.
             if (batch.size() >= kSweepBatch) {
                 if (!sameGroup(batch.back(), c)) {
                     runBatch();

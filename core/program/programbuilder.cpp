@@ -300,7 +300,8 @@ namespace {
 
         ValueMap m_values; ///< (tensor, micro-batch) -> current value on this stage
         ValueMap m_recomputed; ///< (tensor, micro-batch) -> value re-run before backward
-        std::map<std::tuple<int32_t, uint64_t, int>, Value> m_relayouts; ///< (source buffer, layout, pass)
+        /// relayoutKey(source buffer, target layout, pass) -> the relaid value.
+        std::unordered_map<uint64_t, Value> m_relayouts;
         /// homeRelayout(): (tensor << 32 | layoutHash(to)) -> the collectives (node-based: references stay valid).
         std::unordered_map<uint64_t, std::vector<Relayout>> m_homeRelayouts;
         std::map<std::tuple<int32_t, AxisMask, int, int32_t>, Value> m_weightGathers; ///< (layer, mask, pass, mb)
@@ -528,7 +529,10 @@ namespace {
         // Megatron-LM re-gathers sequence-parallel inputs in backward instead of keeping them.
         const bool gathers = std::any_of(
             steps.begin(), steps.end(), [](const Relayout& r) { return r.type == CollectiveType::AllGather; });
-        const auto k = std::make_tuple(src.buffer, layoutHash(to), gathers ? static_cast<int>(phase) : -1);
+        // (source buffer, target layout, pass or none) packed: layoutHash() has 6 bits per axis, the pass 3.
+        static_assert(kSpatialAxisCount * 6 + 3 <= 32, "relayout key fields overlap");
+        const uint64_t k = (static_cast<uint64_t>(static_cast<uint32_t>(src.buffer)) << 32) | (layoutHash(to) << 3)
+            | static_cast<uint64_t>(gathers ? static_cast<int>(phase) + 1 : 0);
         if (auto it = m_relayouts.find(k); it != m_relayouts.end())
             return it->second;
         const Tensor& t = G.tensor(TensorId { tensor });
