@@ -767,7 +767,10 @@ namespace {
             std::vector<Relayout> steps;
             std::vector<int32_t> reads, writes;
         };
-        std::map<std::vector<std::pair<int, AxisMask>>, Group> groups;
+        // Keyed by the chain's (type, mask) steps, packed 16 bits a step from the top (planRelayout() gives at
+        // most one step per collective type, four), each step + 1 so that a shorter chain sorts first: the
+        // order of a map of the step lists.
+        std::map<uint64_t, Group> groups;
         std::vector<int32_t> bucketWeights; // the pending layers' weights, in graph order
         for (auto [layer, mb] : m_pendingLayers) {
             const std::vector<int32_t>& ws = m_weightsOfLayer[layer];
@@ -787,9 +790,12 @@ namespace {
                 P.gradReduceBytes(TensorId { grad }, P.tensorBytes[static_cast<size_t>(grad)]), P.mesh);
             if (steps.empty())
                 continue;
-            std::vector<std::pair<int, AxisMask>> signature;
-            for (const Relayout& r : steps)
-                signature.emplace_back(static_cast<int>(r.type), r.mask);
+            static_assert(sizeof(AxisMask) == 1, "a step's key is its type and mask in 16 bits");
+            if (steps.size() > 4)
+                throw std::logic_error("a gradient reduction of more than four collectives");
+            uint64_t signature = 0;
+            for (size_t k = 0; k < steps.size(); ++k)
+                signature |= ((static_cast<uint64_t>(steps[k].type) << 8 | steps[k].mask) + 1) << (48 - 16 * k);
             Group& g = groups[signature];
             if (g.steps.empty()) {
                 g.steps = steps;
