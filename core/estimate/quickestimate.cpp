@@ -292,9 +292,17 @@ namespace {
 
         // One unit alone: two in-order streams from t = 0, dependencies on other units already satisfied.
         // `regular` leaves out the iteration reduction (a backward of any micro-batch but the last).
-        std::vector<std::vector<uint32_t>> nodesOf(order.size() + 1);
+        // The nodes of each unit in program order: unitNodes[unitStart[u] .. unitStart[u + 1]).
+        std::vector<uint32_t> unitStart(order.size() + 2, 0), unitNodes(n);
         for (size_t i = 0; i < n; ++i)
-            nodesOf[unitOf[i]].push_back(static_cast<uint32_t>(i));
+            ++unitStart[unitOf[i] + 1];
+        for (size_t k = 1; k < unitStart.size(); ++k)
+            unitStart[k] += unitStart[k - 1];
+        {
+            std::vector<uint32_t> fill(unitStart.begin(), unitStart.end() - 1);
+            for (size_t i = 0; i < n; ++i)
+                unitNodes[fill[unitOf[i]]++] = static_cast<uint32_t>(i);
+        }
         std::vector<int32_t> mark(n, -1);
         std::vector<double> finish(n, 0.0);
         int32_t pass = 0;
@@ -310,7 +318,8 @@ namespace {
             // once-per-iteration reduction until the backward has ended.)
             double streamFree[3] = { 0.0, commFreeAt, commFreeAt };
             double peak = 0;
-            for (uint32_t i : nodesOf[unit]) {
+            for (uint32_t k = unitStart[unit]; k < unitStart[unit + 1]; ++k) {
+                const uint32_t i = unitNodes[k];
                 const ProgramNode& node = program.nodes[i];
                 if (regular && isIterationReduction(node))
                     continue;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
@@ -306,6 +307,14 @@ namespace {
         std::unordered_map<uint64_t, std::vector<Relayout>> m_homeRelayouts;
         std::map<std::tuple<int32_t, AxisMask, int, int32_t>, Value> m_weightGathers; ///< (layer, mask, pass, mb)
         std::map<std::pair<int32_t, int>, uint32_t> m_firstComputeOfLayer; ///< (layer, pass) in the current unit
+        /// The key emitOp() last offered m_firstComputeOfLayer (which holds it since): ops of one layer come in a
+        /// row, so most offers are this key again.
+        std::pair<int32_t, int> m_lastFirstComputeKey { INT32_MIN, -1 };
+        void clearFirstComputes()
+        {
+            m_firstComputeOfLayer.clear();
+            m_lastFirstComputeKey = { INT32_MIN, -1 };
+        }
         std::map<std::pair<int32_t, int>, uint32_t> m_lastGatherOfPass; ///< chains the per-layer gathers
         std::vector<const std::string*> m_opSuffix; ///< per op and recompute flag: opSuffix(), null until first asked
         std::vector<uint8_t> m_weightOnly; ///< per op: a backward op all of whose outputs are weight gradients (W)
@@ -314,6 +323,8 @@ namespace {
         // Per weight slot: resident buffers on this stage (-1 when the weight is not used here).
         std::vector<int32_t> m_weightBuffer, m_gradBuffer, m_optimizerBuffer;
         std::vector<int32_t> m_fp8CopyBuffer; ///< per weight slot: Transformer Engine's FP8 copies, -1 for none
+        /// Per weight slot: the collectives of its gradient reduction (flushGradientBucket), once planned.
+        std::vector<std::optional<std::vector<Relayout>>> m_gradReduceSteps;
         std::vector<int32_t> m_stageWeights; ///< weight tensors used on this stage, in graph order
         std::unordered_map<int32_t, std::vector<int32_t>> m_weightsOfLayer; ///< layer -> its m_stageWeights, in order
         std::vector<int32_t> m_stageIndex; ///< weight slot -> position in m_stageWeights
@@ -649,7 +660,11 @@ namespace {
             addDep(n.dataDeps, v.node);
             n.reads.push_back(v.buffer);
         }
-        std::vector<std::pair<int32_t, int32_t>> produced; // (tensor, buffer)
+        struct Produced
+        {
+            int32_t tensor, buffer;
+        };
+        SmallVector<Produced, 4> produced;
         bool writesGrad = false;
         for (const Operand& out : op.outputs) {
             const int32_t t = out.tensor.value;
@@ -679,12 +694,15 @@ namespace {
                 tensor.role == TensorRole::KvCache ? cacheAllocationBytes(t) : P.tensorBytes[static_cast<size_t>(t)];
             const int32_t buf = addBuffer(t, microBatch, bytes, categoryOf(tensor.role), false);
             n.writes.push_back(buf);
-            produced.emplace_back(t, buf);
+            produced.push_back(Produced { t, buf });
         }
         const uint32_t node = addNode(std::move(n));
         const int passKey = phase == Phase::Forward ? 0 : 1;
-        m_firstComputeOfLayer.try_emplace({ op.layer, passKey }, node);
-        for (auto [t, buf] : produced) {
+        if (const std::pair<int32_t, int> firstKey { op.layer, passKey }; firstKey != m_lastFirstComputeKey) {
+            m_firstComputeOfLayer.try_emplace(firstKey, node);
+            m_lastFirstComputeKey = firstKey;
+        }
+        for (const auto [t, buf] : produced) {
             (phase == Phase::Recompute ? m_recomputed : m_values)[key(t, microBatch)] = Value { node, buf };
             if (phase == Phase::Recompute)
                 continue;
@@ -783,11 +801,14 @@ namespace {
         for (int32_t w : bucketWeights) {
             const int slot = weightSlot(w);
             const int32_t grad = G.weightGrads[static_cast<size_t>(slot)].value;
-            const Layout& produced = P.tensorLayout[static_cast<size_t>(grad)];
             // The collective moves the gradient's elements at training.grad_reduce_dtype, not at the main-gradient
-            // width they are accumulated in (Megatron-LM reduces in fp32 unless --grad-reduce-in-bf16).
-            const std::vector<Relayout> steps = planRelayout(produced, optimizerGradLayout(w),
-                P.gradReduceBytes(TensorId { grad }, P.tensorBytes[static_cast<size_t>(grad)]), P.mesh);
+            // width they are accumulated in (Megatron-LM reduces in fp32 unless --grad-reduce-in-bf16). The same
+            // for every micro-batch: planned once per weight.
+            std::optional<std::vector<Relayout>>& planned = m_gradReduceSteps[static_cast<size_t>(slot)];
+            if (!planned)
+                planned = planRelayout(P.tensorLayout[static_cast<size_t>(grad)], optimizerGradLayout(w),
+                    P.gradReduceBytes(TensorId { grad }, P.tensorBytes[static_cast<size_t>(grad)]), P.mesh);
+            const std::vector<Relayout>& steps = *planned;
             if (steps.empty())
                 continue;
             static_assert(sizeof(AxisMask) == 1, "a step's key is its type and mask in 16 bits");
@@ -1001,7 +1022,7 @@ namespace {
 
     void StageBuilder::emitUnit(const ScheduleUnit& unit)
     {
-        m_firstComputeOfLayer.clear();
+        clearFirstComputes();
         const std::vector<std::pair<int32_t, Phase>> steps = unitSteps(unit);
         emitSteps(steps, 0, steps.size(), unit.microBatch, unit.localChunk);
         if (unit.backward())
@@ -1070,7 +1091,7 @@ namespace {
         // step): the two passes are cut before every op that waits for an expert all-to-all and run piece by piece
         // in turn. Before switching, the all-to-all the next piece waits for is issued, right after the compute
         // that produced its input, so it runs on the communication stream while the other pass computes.
-        m_firstComputeOfLayer.clear();
+        clearFirstComputes();
         const std::vector<std::pair<int32_t, Phase>> f = unitSteps(forward), b = unitSteps(backward);
         size_t fi = 0, bi = 0;
         auto piece = [&](const std::vector<std::pair<int32_t, Phase>>& steps, size_t& at, const ScheduleUnit& unit) {
@@ -1127,15 +1148,26 @@ namespace {
         std::vector<uint32_t> nextCompute(nodes.size(), kNoNode);
         for (size_t i = nodes.size(); i-- > 1;)
             nextCompute[i - 1] = nodes[i].kind == NodeKind::Compute ? static_cast<uint32_t>(i) : nextCompute[i];
-        std::map<std::pair<int32_t, int32_t>, uint32_t> backwardOf; // (forward op, micro-batch) -> backward node
+        // (forward op, micro-batch) -> its first backward node: the sorted (key, node) pairs, the first of a key
+        // is the earliest node.
+        auto backwardKey = [](int32_t forwardOp, int32_t microBatch) {
+            return static_cast<uint64_t>(static_cast<uint32_t>(forwardOp)) << 32 | static_cast<uint32_t>(microBatch);
+        };
+        std::vector<std::pair<uint64_t, uint32_t>> backwardOf;
         for (size_t i = 0; i < nodes.size(); ++i) {
             const ProgramNode& n = nodes[i];
             if (n.kind == NodeKind::Compute && n.pass == Pass::Backward && n.op >= 0) {
                 const int32_t f = G.ops[static_cast<size_t>(n.op)].forwardOp;
                 if (f >= 0)
-                    backwardOf.try_emplace({ f, n.microBatch }, static_cast<uint32_t>(i));
+                    backwardOf.emplace_back(backwardKey(f, n.microBatch), static_cast<uint32_t>(i));
             }
         }
+        std::sort(backwardOf.begin(), backwardOf.end());
+        auto firstBackward = [&](int32_t forwardOp, int32_t microBatch) -> uint32_t {
+            const uint64_t k = backwardKey(forwardOp, microBatch);
+            const auto it = std::lower_bound(backwardOf.begin(), backwardOf.end(), std::make_pair(k, uint32_t { 0 }));
+            return it != backwardOf.end() && it->first == k ? it->second : kNoNode;
+        };
         for (size_t i = 0; i < nodes.size(); ++i) {
             if (nodes[i].kind != NodeKind::Compute)
                 continue;
@@ -1146,9 +1178,8 @@ namespace {
                     continue;
                 uint32_t reader = nextCompute[i];
                 if (nodes[i].recompute)
-                    if (auto it = backwardOf.find({ nodes[i].op, nodes[i].microBatch });
-                        it != backwardOf.end() && it->second > i)
-                        reader = it->second;
+                    if (const uint32_t b = firstBackward(nodes[i].op, nodes[i].microBatch); b != kNoNode && b > i)
+                        reader = b;
                 if (reader == kNoNode) {
                     // Serving's last sampled token leaves the GPU (the engine returns it): not a value the programs
                     // hold. Training has no such value; a write without a later compute node stays as it is.
@@ -1173,7 +1204,7 @@ namespace {
             byStep[static_cast<size_t>(G.ops[static_cast<size_t>(op)].step)].push_back(op);
         for (const std::vector<int32_t>& ops : byStep) {
             for (int32_t mb = 0; mb < P.microBatches; ++mb) {
-                m_firstComputeOfLayer.clear();
+                clearFirstComputes();
                 for (int32_t op : ops)
                     emitOp(op, mb, 0, Phase::Forward);
             }
@@ -1197,6 +1228,7 @@ namespace {
         const size_t weightCount = G.weights.size();
         m_weightBuffer.assign(weightCount, -1);
         m_fp8CopyBuffer.assign(weightCount, -1);
+        m_gradReduceSteps.assign(weightCount, std::nullopt);
         m_gradBuffer.assign(weightCount, -1);
         m_optimizerBuffer.assign(weightCount, -1);
         m_stageIndex.assign(weightCount, -1);
