@@ -46,6 +46,7 @@ struct KernelEfficiency
     /// 0 = no FP8 GEMMs.
     double fp8PeakFlops = 0;
     double gemmFp8 = 0;
+    friend bool operator==(const KernelEfficiency&, const KernelEfficiency&) = default;
 };
 
 /// The FLOP/s each op of `plan`'s graph computes at on one rank (index = op): GEMMs at

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "estimate/quickestimate.h"
 
+#include "memory/memorytimeline.h"
 #include "model/modelcost.h"
 #include "program/distributionplan.h"
 #include "program/stageplan.h"
@@ -231,21 +232,12 @@ namespace {
                 + unfusedAccumulationTimeS(node, program.buffers, rates);
         }
 
-        // Memory bookkeeping, as computeMemoryTimeline() has it (a buffer lives from its first write to its last
-        // use; resident ones all along; one never written is not memory): the resident total, the other bytes live
-        // at each node, and of those the iteration reduction's own (left out of the regular-backward variant).
+        // Memory bookkeeping over the buffers' lifetimes (bufferLifetimes(), as computeMemoryTimeline() counts them;
+        // resident ones all along): the resident total, the other bytes live at each node, and of those the
+        // iteration reduction's own (left out of the regular-backward variant).
         const size_t bufferCount = program.buffers.size();
-        std::vector<int32_t> firstUse(bufferCount, -1), lastUse(bufferCount, -1);
-        for (size_t i = 0; i < n; ++i) {
-            const ProgramNode& node = program.nodes[i];
-            for (int32_t b : node.writes) {
-                if (firstUse[static_cast<size_t>(b)] < 0)
-                    firstUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
-                lastUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
-            }
-            for (int32_t b : node.reads)
-                lastUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
-        }
+        std::vector<int32_t> firstUse, lastUse;
+        bufferLifetimes(program, firstUse, lastUse);
         int64_t resident = 0;
         std::vector<int64_t> liveAt(n + 1, 0), reductionLive(n + 1, 0);
         for (size_t b = 0; b < bufferCount; ++b) {
@@ -453,14 +445,10 @@ DistributionPlan* ReducedPlanCache::store(const Config& config, DistributionPlan
 HardwareRates ReducedPlanCache::planRates(
     const DistributionPlan* plan, const HardwareRates& rates, const GpuSpec& gpu, const EstimateOptions& options)
 {
-    auto same = [&](const KernelEfficiency& a, const KernelEfficiency& b) {
-        return a.gemm == b.gemm && a.flashForward == b.flashForward && a.flashBackward == b.flashBackward
-            && a.hbm == b.hbm && a.fp8PeakFlops == b.fp8PeakFlops && a.gemmFp8 == b.gemmFp8;
-    };
     for (Entry& e : m_entries) {
         if (e.plan.get() != plan)
             continue;
-        if (e.opFlopRate && e.gpu == &gpu && e.peakFlops == rates.peakFlops && same(e.kernels, rates.kernels)
+        if (e.opFlopRate && e.gpu == &gpu && e.peakFlops == rates.peakFlops && e.kernels == rates.kernels
             && e.flatComputeEfficiency == options.flatComputeEfficiency) {
             HardwareRates out = rates;
             out.opFlopRate = e.opFlopRate;

@@ -67,9 +67,9 @@ private:
         /// planRates(): what the per-op rates were computed from, and them (null until asked).
         const GpuSpec* gpu = nullptr;
         double peakFlops = 0;
-        KernelEfficiency kernels;
+        KernelEfficiency kernels {};
         double flatComputeEfficiency = 0;
-        std::shared_ptr<const std::vector<double>> opFlopRate, opByteScale;
+        std::shared_ptr<const std::vector<double>> opFlopRate {}, opByteScale {};
     };
     std::vector<Entry> m_entries;
 };

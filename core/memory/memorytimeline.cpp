@@ -13,23 +13,28 @@ int64_t MemoryTimeline::total(size_t step) const
     return t;
 }
 
+void bufferLifetimes(const ClassProgram& program, std::vector<int32_t>& firstUse, std::vector<int32_t>& lastUse)
+{
+    firstUse.assign(program.buffers.size(), -1);
+    lastUse.assign(program.buffers.size(), -1);
+    for (size_t i = 0; i < program.nodes.size(); ++i) {
+        const ProgramNode& node = program.nodes[i];
+        for (int32_t b : node.writes) {
+            if (firstUse[static_cast<size_t>(b)] < 0)
+                firstUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
+            lastUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
+        }
+        for (int32_t b : node.reads)
+            lastUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
+    }
+}
+
 MemoryTimeline computeMemoryTimeline(const ClassProgram& program, bool keepSeries)
 {
     MemoryTimeline tl;
     const size_t n = program.nodes.size();
     const size_t buffers = program.buffers.size();
-    tl.firstUse.assign(buffers, -1);
-    tl.lastUse.assign(buffers, -1);
-    for (size_t i = 0; i < n; ++i) {
-        const ProgramNode& node = program.nodes[i];
-        for (int32_t b : node.writes) {
-            if (tl.firstUse[static_cast<size_t>(b)] < 0)
-                tl.firstUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
-            tl.lastUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
-        }
-        for (int32_t b : node.reads)
-            tl.lastUse[static_cast<size_t>(b)] = static_cast<int32_t>(i);
-    }
+    bufferLifetimes(program, tl.firstUse, tl.lastUse);
     // Sweep allocation (+) and free (-) events: per category when the series is kept, otherwise only the total
     // and the work memory (activations + other), 16 bytes a node instead of 40; the categories at the peak are
     // then summed from the buffers live there.

@@ -31,6 +31,11 @@ struct MemoryTimeline
     int64_t total(size_t step) const;
 };
 
+/// Per buffer of `program`, the step of its first write (`firstUse`, -1 when it is never written: then it is no
+/// memory of this program) and of its last read or write (`lastUse`): a buffer lives from one to the other. Resident
+/// buffers get the steps of their uses too (computeMemoryTimeline() then stretches them over the whole program).
+void bufferLifetimes(const ClassProgram& program, std::vector<int32_t>& firstUse, std::vector<int32_t>& lastUse);
+
 /// Walks the program once: O(nodes + buffers). The series has one entry per node.
 /// `keepSeries` false leaves `series`, `firstUse` and `lastUse` empty; the peaks, `atPeak` and `liveAtPeak` are
 /// the same either way (tests/core/tst_memory compares the two).

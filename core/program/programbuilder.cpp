@@ -234,8 +234,9 @@ namespace {
         bool recomputes(const Op& forwardOp) const;
         /// Whether `op`, run in `phase`, reads the recomputed value of input `tensor` (when there is one).
         bool readsRecomputed(const Op& op, int32_t tensor, Phase phase) const;
-        Value relayout(int32_t tensor, int32_t microBatch, Value src, const Layout& from, const Layout& to, Phase phase,
-            MemoryCategory category);
+        /// `src`, a value of `tensor` in its home layout (DistributionPlan::tensorLayout), brought into `to`.
+        Value relayout(
+            int32_t tensor, int32_t microBatch, Value src, const Layout& to, Phase phase, MemoryCategory category);
         Value gatheredWeights(int32_t weight, const Layout& expected, int32_t microBatch, Phase phase);
         /// planRelayout() of `tensor` from its home layout (DistributionPlan::tensorLayout, whose local bytes are
         /// tensorBytes) to `to`, memoized: an op's inputs are relaid the same way for every micro-batch and pass.
@@ -523,16 +524,12 @@ namespace {
         }
     }
 
-    Value StageBuilder::relayout(int32_t tensor, int32_t microBatch, Value src, const Layout& from, const Layout& to,
-        Phase phase, MemoryCategory category)
+    Value StageBuilder::relayout(
+        int32_t tensor, int32_t microBatch, Value src, const Layout& to, Phase phase, MemoryCategory category)
     {
-        if (from == to)
+        if (P.tensorLayout[static_cast<size_t>(tensor)] == to)
             return src;
-        std::vector<Relayout> ownSteps;
-        const bool home = &from == &P.tensorLayout[static_cast<size_t>(tensor)];
-        if (!home)
-            ownSteps = planRelayout(from, to, P.localBytes(TensorId { tensor }, from), P.mesh);
-        const std::vector<Relayout>& steps = home ? homeRelayout(tensor, to) : ownSteps;
+        const std::vector<Relayout>& steps = homeRelayout(tensor, to);
         if (steps.empty())
             return src;
         // Reductions and all-to-alls are kept and reused by later passes (same size: Megatron-LM keeps the
@@ -656,7 +653,7 @@ namespace {
             // A relayout's output is a transient copy, also of a KV cache (the keys a cp prefill gathers).
             const MemoryCategory copied =
                 tensor.role == TensorRole::KvCache ? MemoryCategory::Activations : categoryOf(tensor.role);
-            v = relayout(t, microBatch, v, P.tensorLayout[static_cast<size_t>(t)], expected, phase, copied);
+            v = relayout(t, microBatch, v, expected, phase, copied);
             addDep(n.dataDeps, v.node);
             n.reads.push_back(v.buffer);
         }
@@ -1065,8 +1062,8 @@ namespace {
             const Value v = lookup(t, microBatch, preferRecomputed);
             const MemoryCategory copied =
                 tensor.role == TensorRole::KvCache ? MemoryCategory::Activations : categoryOf(tensor.role);
-            const Value ready = relayout(t, microBatch, v, P.tensorLayout[static_cast<size_t>(t)],
-                P.inputLayouts[static_cast<size_t>(opIndex)][k], phase, copied);
+            const Value ready =
+                relayout(t, microBatch, v, P.inputLayouts[static_cast<size_t>(opIndex)][k], phase, copied);
             if (ready.node != kNoNode)
                 nodes.push_back(ready.node);
         }
