@@ -131,8 +131,9 @@ Command addSweepCommand(CLI::App& app)
         ->check(CLI::Range(1e-6, 1.0));
     cmd->add_flag("--exact", state->exact, "Synthesize every plan in full instead of the reduced-program estimate");
     cmd->add_option("--full-plans", state->fullPlans,
-           "Quick sweeps: plans the reduced programs do not model (zb1p, dualpipe, dualpipev, a layout, the "
-           "overlapped all-to-all) are synthesized in full, at most this many; the rest are not estimated")
+           "Quick sweeps: plans the reduced programs do not model (zb1p, dualpipe, dualpipev, the overlapped "
+           "all-to-all, a layout under ZeRO 3 or with an empty chunk, an MoE model with dense first layers on a "
+           "pipeline) are synthesized in full, at most this many; the rest are not estimated")
         ->capture_default_str()
         ->transform(integerIn(0, kMaxConfigInteger, "NONNEGATIVE"));
     cmd->add_option("--threads", state->threads, "Worker threads (0: one per core)")
@@ -201,7 +202,9 @@ Command addSweepCommand(CLI::App& app)
         "where the plan allows it; synthesized in full (--full-plans)");
     cmd->add_flag("--balanced-split", state->balancedSplit,
         "Pipelined plans: also try the other split, the embedding and the loss counted as layers or not, where the "
-        "chunks then hold equal layer counts");
+        "chunks then hold equal layer counts; where neither split is even (1F1B, GPipe, interleaved), a balanced "
+        "pipeline_layout instead, the embedding, the loss and MTP modules counted as layers and chunks differing "
+        "by at most one (with ZeRO 0-2)");
     cmd->add_option("--tpot-ms", state->tpotMs,
            "Serving configs: reject plans whose time per output token exceeds this many milliseconds (default: no "
            "limit)")

@@ -7,6 +7,7 @@
 #include "estimate/servingestimate.h"
 #include "estimate/stepestimate.h"
 #include "model/modelcost.h"
+#include "program/stageplan.h"
 #include "synthesis/synthesis.h"
 
 #include <algorithm>
@@ -58,7 +59,7 @@ namespace {
         return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.ep == b.ep
             && a.microBatch == b.microBatch && sameZeroPlan && a.precision == b.precision
             && a.a2aOverlap == b.a2aOverlap && a.balancedSplit == b.balancedSplit && a.schedule == b.schedule
-            && a.virtualStages == b.virtualStages;
+            && a.virtualStages == b.virtualStages && a.pipelineLayout == b.pipelineLayout;
     }
 
     struct Evaluator
@@ -236,23 +237,48 @@ namespace {
         // Every plan of one mesh (dp, tp, pp, cp) and schedule; recompute innermost: its variants share one reduced
         // plan (ReducedPlanCache).
         // The balanced split where it is another plan: a pipeline whose pp x v chunks then hold equal layer
-        // counts (the validator's condition), and a base without uneven first or last stages or a layout.
+        // counts (the validator's condition), and a base without uneven first or last stages or a layout. Where
+        // neither split is even, and where the base's uneven first and last stages are for another pp, the
+        // balanced layout (1F1B, GPipe and interleaved: chunks placed cyclically).
+        struct Split
+        {
+            std::optional<bool> balanced;
+            std::string layout;
+        };
+        // Not where the quick estimate would synthesize every such plan in full (dense first layers of an MoE
+        // model on a pipeline, quickEstimateModels()): most would go unestimated past the full-synthesis limit.
+        const bool layoutsEstimated =
+            sweepOptions.exact || base.model.family != Family::Moe || base.model.firstDenseLayers == 0;
         auto splits = [&](const SweepCandidate& plan) {
+            const std::vector<Split> asBase { Split {} };
             if (!sweepOptions.tryBalancedSplit || plan.pp <= 1)
-                return std::vector<std::optional<bool>> { std::nullopt };
+                return asBase;
             const ParallelismConfig& b = base.parallelism;
-            const int64_t chunks = plan.pp * (plan.schedule == Schedule::Interleaved ? plan.virtualStages : 1);
-            const bool plain = b.firstStageLayers == 0 && b.lastStageLayers == 0 && b.pipelineLayout.empty();
-            const bool even = (base.model.layers + (baseBalanced ? 0 : 2)) % chunks == 0;
-            if (!plain || !even || b.embeddingInSplit != b.lossInSplit)
-                return std::vector<std::optional<bool>> { std::nullopt };
-            return std::vector<std::optional<bool>> { baseBalanced, !baseBalanced };
+            const int64_t v = plan.schedule == Schedule::Interleaved ? plan.virtualStages : 1;
+            const int64_t chunks = plan.pp * v;
+            if (!b.pipelineLayout.empty() || b.embeddingInSplit != b.lossInSplit)
+                return asBase;
+            if (b.firstStageLayers == 0 && b.lastStageLayers == 0) {
+                if ((base.model.layers + (baseBalanced ? 0 : 2)) % chunks == 0)
+                    return std::vector<Split> { Split { baseBalanced, {} }, Split { !baseBalanced, {} } };
+                if ((base.model.layers + (baseBalanced ? 2 : 0)) % chunks == 0)
+                    return asBase;
+            } else if (plan.pp == b.pp) {
+                return asBase; // the base's uneven first and last stages are for its own pipeline
+            }
+            if (splitsBackward(plan.schedule) || !layoutsEstimated)
+                return asBase;
+            const std::optional<PipelineLayout> layout =
+                balancedLayout(base.model.layers, base.model.mtpModules, plan.pp, v);
+            if (!layout)
+                return asBase;
+            return std::vector<Split> { Split {}, Split { std::nullopt, layout->toString() } };
         };
         auto addPlans = [&](const SweepCandidate& plan) {
             const bool dpDividesBatch = base.training.globalBatch % plan.dp == 0;
-            const std::vector<std::optional<bool>> planSplits = splits(plan);
+            const std::vector<Split> planSplits = splits(plan);
             for (const std::optional<Precision>& precision : precisions)
-                for (const std::optional<bool>& split : planSplits)
+                for (const Split& split : planSplits)
                     for (int64_t ep : moe ? divisors(plan.dp) : std::vector<int64_t> { 1 })
                         for (const std::optional<bool>& overlap : overlaps)
                             for (int64_t mb : microBatches) {
@@ -261,7 +287,10 @@ namespace {
                                 if (dpDividesBatch ? (base.training.globalBatch / plan.dp) % mb != 0
                                                    : mb != microBatches.front())
                                     continue;
-                                for (int zero = 0; zero <= (plan.dp * plan.cp > 1 ? 3 : 0); ++zero)
+                                // The balanced layout with ZeRO 0-2: the quick estimate does not model a layout
+                                // under ZeRO 3 (quickEstimateModels()).
+                                const int zeroMax = plan.dp * plan.cp > 1 ? (split.layout.empty() ? 3 : 2) : 0;
+                                for (int zero = 0; zero <= zeroMax; ++zero)
                                     for (Recompute r : { Recompute::None, Recompute::Selective, Recompute::Full }) {
                                         SweepCandidate c = plan;
                                         c.ep = ep;
@@ -269,7 +298,8 @@ namespace {
                                         c.recompute = r;
                                         c.zero = zero;
                                         c.precision = precision;
-                                        c.balancedSplit = split;
+                                        c.balancedSplit = split.balanced;
+                                        c.pipelineLayout = split.layout;
                                         c.a2aOverlap = overlap;
                                         // The other overlap setting only where it can run: elsewhere it is the
                                         // same plan as the base's.
@@ -422,6 +452,11 @@ Config sweepPlanConfig(const Config& base, const SweepCandidate& plan)
         p.pipelineLayout.clear();
         p.virtualStages = plan.virtualStages;
     }
+    if (!plan.pipelineLayout.empty()) {
+        p.pipelineLayout = plan.pipelineLayout;
+        p.firstStageLayers = p.lastStageLayers = 0;
+        p.embeddingInSplit = p.lossInSplit = false;
+    }
     // The overlapped expert all-to-all where the plan allows it (Megatron-Core's preconditions, configvalidator):
     // expert parallelism, virtual stages or DualPipe when pipelined, no full recompute.
     if (p.overlapMoeExpertParallelComm && !overlapAllowed(p.ep, p.pp, p.schedule, p.virtualStages, plan.recompute))
@@ -517,7 +552,7 @@ SweepResult sweep(const Config& base, int64_t gpus, const GpuSpec& gpu, const Es
             if (!result.serving && !sweepOptions.exact) {
                 for (SweepCandidate& c : batch) {
                     const Config config = sweepPlanConfig(base, c);
-                    c.fullSynthesis = !quickEstimateModels(config.parallelism);
+                    c.fullSynthesis = !quickEstimateModels(config);
                     if (!c.fullSynthesis || hasErrors(validateConfig(config)))
                         continue; // estimated quickly, or refused by evaluate() with the validator's reason
                     if (budget > 0) {
@@ -656,6 +691,8 @@ nlohmann::ordered_json sweepJson(const SweepResult& r)
             j["a2a_overlap"] = *c.a2aOverlap;
         if (c.balancedSplit)
             j["balanced_split"] = *c.balancedSplit;
+        if (!c.pipelineLayout.empty())
+            j["pipeline_layout"] = c.pipelineLayout;
         return j;
     };
     nlohmann::ordered_json j;
@@ -720,6 +757,8 @@ std::string variantText(const SweepCandidate& plan)
         add(*plan.a2aOverlap ? "a2a overlapped" : "a2a exposed");
     if (plan.balancedSplit)
         add(*plan.balancedSplit ? "E+L split" : "plain split");
+    if (!plan.pipelineLayout.empty())
+        add("balanced layout"); // the string itself is long: JSON "pipeline_layout", the GUI's plan text
     return out;
 }
 

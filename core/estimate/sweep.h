@@ -46,7 +46,12 @@ struct SweepOptions
     bool tryA2aOverlap = false;
     /// Pipelined plans: also try the other pipeline split, the embedding and the loss counted as layers
     /// (parallelism.account_for_embedding_in_pipeline_split and ..._loss_...: Llama 3's balanced 7 + 14 x 8 + 7)
-    /// against the plain split, where the chunks then hold equal layer counts.
+    /// against the plain split, where the chunks then hold equal layer counts. Where neither split is even (1F1B,
+    /// GPipe and interleaved plans of a base without a layout), or the base's uneven first and last stages are
+    /// for another pp (they fit no other: DeepSeek-V3's 3 + 14 x 4 + 2), the balanced layout instead
+    /// (balancedLayout(): chunks that differ by at most one slot), which an interleaved plan needs to exist at all;
+    /// with ZeRO 0-2 only (quickEstimateModels() leaves out layouts under ZeRO 3), and for an MoE model with
+    /// dense first layers only in an exact sweep (the quick estimate does not model it on a pipeline).
     bool tryBalancedSplit = false;
 };
 
@@ -75,6 +80,9 @@ struct SweepCandidate
     std::optional<Precision> precision;
     std::optional<bool> a2aOverlap;
     std::optional<bool> balancedSplit; ///< true: the embedding and the loss counted as layers; false: neither
+    /// tryBalancedSplit where neither shorthand split is even: the balanced layout (balancedLayout()) as
+    /// parallelism.pipeline_layout; empty otherwise.
+    std::string pipelineLayout;
     /// A quick sweep's plan that the quick estimate does not model (quickEstimateModels()): synthesized in full.
     bool fullSynthesis = false;
     SweepRejection rejection = SweepRejection::None;
@@ -170,7 +178,8 @@ int64_t countSweepCandidates(const Config& base, int64_t gpus, const SweepOption
 /// All candidates as JSON: {"gpu", "gpus", "hbm_bytes", "peak_flops", "compute_efficiency", "method",
 /// "candidates", "fitting", "rejected_count", "truncated" (only when true), "ranked": [{"rank", "dp", "tp", "pp", "cp",
 /// "ep", "micro_batch", "schedule", "virtual_stages", "recompute", "zero", "sequence_parallel", and "precision",
-/// "a2a_overlap", "balanced_split" where the sweep varied them, "step_time_s", "mfu", "peak_bytes"}], "rejected":
+/// "a2a_overlap", "balanced_split", "pipeline_layout" where the sweep varied them, "step_time_s", "mfu",
+/// "peak_bytes"}], "rejected":
 /// [{..., "reason", "reason_key"}]}. A serving sweep adds "workload": "inference" and "tpot_limit_s" (null for
 /// none), and its timed rows hold "ttft_s", "tpot_s", "tokens_per_s_per_gpu", "decode_tokens_per_s_per_gpu",
 /// "max_sequences" and "peak_bytes" instead of "step_time_s" and "mfu".
@@ -180,7 +189,8 @@ nlohmann::ordered_json sweepJson(const SweepResult& result);
 /// "-" for a plan without pipeline stages.
 std::string scheduleText(const SweepCandidate& plan);
 
-/// What the sweep varied of the plan beyond its degrees, for the tables: e.g. "fp8, a2a overlapped, E+L split";
+/// What the sweep varied of the plan beyond its degrees, for the tables: e.g. "fp8, a2a overlapped, E+L split",
+/// "balanced layout" (the layout itself is SweepCandidate::pipelineLayout);
 /// empty when nothing was.
 std::string variantText(const SweepCandidate& plan);
 /// The ranked table (at most `top` rows; all when top <= 0) and a summary of the rejections by reason.

@@ -91,6 +91,54 @@ PipelineLayout shorthandLayout(
     return layout;
 }
 
+std::optional<PipelineLayout> balancedLayout(int64_t layers, int64_t mtpModules, int64_t pp, int64_t virtualStages)
+{
+    if (layers < 1 || mtpModules < 0 || pp < 1 || virtualStages < 1 || pp > (int64_t(1) << 20)
+        || virtualStages > (int64_t(1) << 20) || layers > (int64_t(1) << 30) || mtpModules > (int64_t(1) << 20))
+        return std::nullopt;
+    const int64_t chunks = pp * virtualStages;
+    const int64_t slots = layers + 2 + mtpModules;
+    if (slots / chunks < 1 || chunks > (int64_t(1) << 20))
+        return std::nullopt;
+    std::vector<int64_t> size(static_cast<size_t>(chunks), slots / chunks);
+    // Stages in the order they take an extra slot: middle ones from the last, then the last, then the first.
+    std::vector<int64_t> stages;
+    for (int64_t s = pp - 2; s >= 1; --s)
+        stages.push_back(s);
+    if (pp > 1)
+        stages.push_back(pp - 1);
+    stages.push_back(0);
+    int64_t extra = slots % chunks;
+    for (int64_t round = 0; extra > 0 && round < virtualStages; ++round)
+        for (int64_t s : stages) {
+            if (extra == 0)
+                break;
+            // Local chunk v-1-round of stage s is global chunk (v-1-round) * pp + s.
+            ++size[static_cast<size_t>((virtualStages - 1 - round) * pp + s)];
+            --extra;
+        }
+    const size_t last = static_cast<size_t>(chunks - 1);
+    if (size[0] < 1 || size[last] < 1 + mtpModules + (chunks == 1 ? 1 : 0))
+        return std::nullopt;
+    PipelineLayout layout;
+    layout.chunks.resize(static_cast<size_t>(chunks));
+    for (size_t c = 0; c < layout.chunks.size(); ++c) {
+        std::vector<LayoutItem>& chunk = layout.chunks[c];
+        int64_t decoders = size[c] - (c == 0 ? 1 : 0) - (c == last ? 1 + mtpModules : 0);
+        if (c == 0)
+            chunk.push_back(LayoutItem::Embedding);
+        chunk.insert(chunk.end(), static_cast<size_t>(decoders), LayoutItem::Decoder);
+        if (c == last) {
+            chunk.insert(chunk.end(), static_cast<size_t>(mtpModules), LayoutItem::Mtp);
+            chunk.push_back(LayoutItem::Loss);
+        }
+    }
+    layout.chunkOffsets.assign(layout.chunks.size(), 0);
+    for (const auto& chunk : layout.chunks)
+        layout.itemOffsets.emplace_back(chunk.size(), 0);
+    return layout;
+}
+
 StagePlan::StagePlan(int64_t layers, int64_t pp, int64_t virtualStages, const PipelineSplit& split, int64_t mtpModules,
     ChunkPlacement placement)
     : m_pp(static_cast<int32_t>(std::max<int64_t>(1, pp)))

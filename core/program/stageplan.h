@@ -5,6 +5,7 @@
 #include "config/pipelinelayout.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -195,6 +196,18 @@ private:
 /// `applied` tells whether the uneven split was possible (else the even split is returned).
 PipelineLayout shorthandLayout(int64_t layers, int64_t mtpModules, int64_t pp, int64_t virtualStages,
     const PipelineSplit& split, bool* applied = nullptr);
+
+/// A layout that balances the slots of `pp` * `virtualStages` chunks placed cyclically (1F1B, GPipe, interleaved)
+/// where no shorthand split is even (the sweep's --balanced-split): the embedding, the loss and every MTP module
+/// take one layer's place each (Megatron-LM's account-for-embedding/loss rule; DeepSeek-V3's Megatron-Core layouts
+/// put `m` in a layer's place too), so N = layers + 2 + mtpModules slots, and every chunk holds N / chunks slots
+/// or one more. The extra slots go one to each stage before any stage gets a second, to the middle stages from
+/// the last towards the first, then to the last stage, then to the first (the first stage keeps the most
+/// micro-batches' activations in flight, the last the logits); within a stage to its later chunks first (whose
+/// activations the interleaved schedule keeps for a shorter time). The embedding opens chunk 0, the MTP modules
+/// and the loss close the last chunk. nullopt when a chunk would hold no slot, or the first or last chunk too few
+/// slots for what it must hold.
+std::optional<PipelineLayout> balancedLayout(int64_t layers, int64_t mtpModules, int64_t pp, int64_t virtualStages);
 
 /// What one schedule unit runs of a micro-batch's pass through a chunk.
 enum class UnitPass : uint8_t

@@ -150,6 +150,72 @@ private Q_SLOTS:
         QCOMPARE(plan.stageLayers(15), 7);
     }
 
+    void balancedLayout_data()
+    {
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<int>("mtp");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("v");
+        QTest::addColumn<QString>("slotCounts"); // per global chunk: decoder layers + E + MTP + L
+        QTest::addColumn<QString>("layout"); // the chunks, each item one character
+        // 9 layers + E + L = 11 slots on 4 x 2 chunks: 1 each, 3 extra; the extras go to one chunk of each of
+        // stages 2, 1 and 3 (middle stages from the last, then the last stage), the later local chunk: global
+        // chunks 1 * 4 + 2 = 6, 5 and 7.
+        QTest::newRow("9 layers pp4 v2") << 9 << 0 << 4 << 2 << "1,1,1,1,1,2,2,2"
+                                         << "E|t|t|t|t|tt|tt|tL";
+        // DeepSeek-V3's 61 layers with its MTP module on pp 8: 64 slots, 8 per stage, no extra.
+        QTest::newRow("61 layers + MTP pp8") << 61 << 1 << 8 << 1 << "8,8,8,8,8,8,8,8"
+                                             << "Ettttttt|tttttttt|tttttttt|tttttttt|tttttttt|tttttttt|tttttttt|"
+                                                "ttttttmL";
+        // 61 layers without MTP on pp 8: 63 slots, 7 each and 7 extra to stages 6, 5, 4, 3, 2, 1, 7: the first
+        // stage (embedding) keeps 7 slots.
+        QTest::newRow("61 layers pp8") << 61 << 0 << 8 << 1 << "7,8,8,8,8,8,8,8"
+                                       << "Etttttt|tttttttt|tttttttt|tttttttt|tttttttt|tttttttt|tttttttt|tttttttL";
+        // 80 layers on pp 4 x 3 = 12 chunks: 82 slots, 6 each, 10 extra: round 0 gives local chunk 2 of stages
+        // 2, 1, 3, 0 (global 10, 9, 11, 8), round 1 local chunk 1 (6, 5, 7, 4), round 2 local chunk 0 of stages 2
+        // and 1 (2, 1).
+        QTest::newRow("80 layers pp4 v3") << 80 << 0 << 4 << 3 << "6,7,7,6,7,7,7,7,7,7,7,7"
+                                          << "Ettttt|ttttttt|ttttttt|tttttt|ttttttt|ttttttt|ttttttt|ttttttt|ttttttt|"
+                                             "ttttttt|ttttttt|ttttttL";
+    }
+
+    void balancedLayout()
+    {
+        QFETCH(int, layers);
+        QFETCH(int, mtp);
+        QFETCH(int, pp);
+        QFETCH(int, v);
+        QFETCH(QString, slotCounts);
+        QFETCH(QString, layout);
+        const std::optional<PipelineLayout> made = stagecraft::balancedLayout(layers, mtp, pp, v);
+        QVERIFY(made);
+        QStringList sizes, chunks;
+        for (const auto& chunk : made->chunks) {
+            sizes << QString::number(chunk.size());
+            QString text;
+            for (LayoutItem item : chunk)
+                text += QLatin1Char(layoutChar(item));
+            chunks << text;
+        }
+        QCOMPARE(sizes.join(QLatin1Char(',')), slotCounts);
+        QCOMPARE(chunks.join(QLatin1Char('|')), layout);
+        // What the printer makes parses back to the same chunks and fits the model and pipeline.
+        LayoutError error;
+        const std::optional<PipelineLayout> parsed = PipelineLayout::parse(made->toString(), error);
+        QVERIFY2(parsed, error.message.c_str());
+        QVERIFY(*parsed == *made);
+        QVERIFY(!checkLayout(*made, layers, mtp, pp));
+    }
+
+    void balancedLayoutRefusesTooManyChunks()
+    {
+        // 5 layers + E + L = 7 slots cannot fill 8 chunks; 6 slots on 2 x 3 chunks leave the last chunk one slot,
+        // too few for an MTP module and the loss.
+        QVERIFY(!stagecraft::balancedLayout(5, 0, 8, 1));
+        QVERIFY(!stagecraft::balancedLayout(3, 1, 2, 3));
+        QVERIFY(stagecraft::balancedLayout(4, 0, 2, 3));
+    }
+
     void validation_data()
     {
         QTest::addColumn<QString>("parallelism"); // YAML lines of the parallelism section

@@ -140,6 +140,8 @@ QString sweepPlanText(const SweepCandidate& plan, bool serving)
         text += QStringLiteral(" \u00b7 SP");
     if (const std::string varied = variantText(plan); !varied.empty())
         text += QStringLiteral(" \u00b7 ") + QString::fromStdString(varied);
+    if (!plan.pipelineLayout.empty())
+        text += QStringLiteral(" ") + QString::fromStdString(plan.pipelineLayout);
     return text;
 }
 
