@@ -2,6 +2,7 @@
 // The Sweep tab: the Pareto front, SweepModel and SweepRejectedModel under QAbstractItemModelTester, and SweepView
 // over real sweeps of the tiny and llama3-8b presets (running, cancelling, choosing a plan, the chart).
 #include "config/configloader.h"
+#include "config/pipelinelayout.h"
 #include "estimate/stepestimate.h"
 #include "guihelpers.h"
 #include "models/formatting.h"
@@ -269,6 +270,51 @@ private Q_SLOTS:
         QVERIFY(fp8Rows > 0);
         view.setResult(configOnly(loadPreset("llama3-70b-serving", {})));
         QVERIFY(!button->isVisibleTo(&view));
+    }
+
+    void alsoTryBalancedLayout()
+    {
+        // Also try > balanced splits on tiny with 9 layers on 8 GPUs: no split makes 2, 4 or 8 stages even, so
+        // the pipelined plans also come with a generated layout; its schedule cell says so and the plan's text
+        // carries the layout string (pp 2: 11 slots, "Etttt|tttttL" by tst_stageplan's rule).
+        SweepView view;
+        view.setResult(synth("tiny",
+            { QStringLiteral("model.layers=9"), QStringLiteral("training.global_batch=16"),
+                QStringLiteral("training.micro_batch=1") }));
+        view.gpusSpin()->setValue(8);
+        auto* button = view.findChild<QToolButton*>(QStringLiteral("sweepAlsoTry"));
+        QVERIFY(button && button->menu());
+        button->menu()->actions()[2]->setChecked(true);
+        QVERIFY(runAndWait(view));
+        const auto result = view.sweepResult();
+        QVERIFY(result);
+        int layoutRow = -1;
+        for (int r = 0; r < view.model()->rowCount() && layoutRow < 0; ++r)
+            if (view.model()
+                    ->data(view.model()->index(r, SweepModel::ScheduleColumn))
+                    .toString()
+                    .contains(QStringLiteral("balanced layout")))
+                layoutRow = r;
+        QVERIFY(layoutRow >= 0);
+        bool pp2 = false;
+        for (const SweepCandidate& c : result->ranked)
+            if (c.pp == 2 && !c.pipelineLayout.empty()) {
+                pp2 = true;
+                LayoutError error;
+                QVERIFY(
+                    *PipelineLayout::parse(c.pipelineLayout, error) == *PipelineLayout::parse("Etttt|tttttL", error));
+                QVERIFY(sweepPlanText(c).endsWith(
+                    QStringLiteral("balanced layout ") + QString::fromStdString(c.pipelineLayout)));
+            }
+        QVERIFY(pp2);
+        const QString dir = qEnvironmentVariable("STAGECRAFT_SCREENSHOT_DIR");
+        if (!dir.isEmpty()) {
+            view.resize(1366, 768);
+            view.show();
+            view.table()->selectRow(layoutRow);
+            QTest::qWait(50);
+            QVERIFY(view.grab().save(dir + QStringLiteral("/sweep-balanced-layout.png")));
+        }
     }
 
     void rowsAreTheFittingPlansByStepTime()
