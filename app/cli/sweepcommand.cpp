@@ -132,8 +132,8 @@ Command addSweepCommand(CLI::App& app)
     cmd->add_flag("--exact", state->exact, "Synthesize every plan in full instead of the reduced-program estimate");
     cmd->add_option("--full-plans", state->fullPlans,
            "Quick sweeps: plans the reduced programs do not model (zb1p, dualpipe, dualpipev, the overlapped "
-           "all-to-all, a layout under ZeRO 3 or with an empty chunk, an MoE model with dense first layers on a "
-           "pipeline) are synthesized in full, at most this many; the rest are not estimated")
+           "all-to-all, a layout under ZeRO 3 or with an empty chunk, an MoE model's dense first layers beyond "
+           "pipeline chunk 0) are synthesized in full, at most this many; the rest are not estimated")
         ->capture_default_str()
         ->transform(integerIn(0, kMaxConfigInteger, "NONNEGATIVE"));
     cmd->add_option("--threads", state->threads, "Worker threads (0: one per core)")

@@ -187,6 +187,15 @@ namespace {
         return chunks.front().front() == LayoutItem::Embedding && chunks.back().back() == LayoutItem::Loss;
     }
 
+    /// An MoE model's dense first layers on a pipeline must all be in chunk 0, which quickEstimate() measures from
+    /// them (elsewhere its reduced plans' few layers would be mostly dense: stage 0's peak 42 % high against the
+    /// full synthesis on the tiny MoE with 3 dense of 16 layers on pp 4 before it did).
+    bool denseBeyondChunk0(const Config& config)
+    {
+        return config.model.family == Family::Moe && config.model.firstDenseLayers > 0 && config.parallelism.pp > 1
+            && StagePlan::forConfig(config).chunkLayers(0) < config.model.firstDenseLayers;
+    }
+
     bool isBackwardUnit(const ProgramNode& n)
     {
         return n.pass == Pass::Backward || n.recompute;
@@ -513,7 +522,7 @@ ReducedPlanCache::~ReducedPlanCache() = default;
 bool quickEstimateModels(const Config& config)
 {
     const ParallelismConfig& par = config.parallelism;
-    if (config.model.family == Family::Moe && config.model.firstDenseLayers > 0 && par.pp > 1)
+    if (denseBeyondChunk0(config))
         return false;
     // An unsharded gradient accumulated over the micro-batches (ZeRO >= 2 without per-micro-batch reduction) lives
     // across schedule units, which the per-unit profiles do not carry.
@@ -549,9 +558,7 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         const bool interleaved = par.schedule == Schedule::Interleaved && shape.v > 1;
         if (!quickEstimateModels(config)) {
             error = std::string("the quick estimate does not model schedule ") + toString(par.schedule)
-                + (config.model.family == Family::Moe && config.model.firstDenseLayers > 0 && par.pp > 1
-                        ? " with dense first layers of an MoE model on a pipeline"
-                        : "")
+                + (denseBeyondChunk0(config) ? " with an MoE model's dense first layers beyond pipeline chunk 0" : "")
                 + (par.pipelineLayout.empty() || (par.zero < 3 && slotLayout(par.pipelineLayout))
                         ? ""
                         : " with this pipeline_layout")
@@ -581,10 +588,15 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         for (int32_t g = 0; g < chunkCount; ++g)
             chunkLayers[static_cast<size_t>(g)] = real.chunkLayers(g) + slotsOf(g);
         const auto [minIt, maxIt] = std::minmax_element(chunkLayers.begin(), chunkLayers.end());
+        // An MoE model's dense first layers on a pipeline (DeepSeek-V3's 3; quickEstimateModels(): all in chunk 0):
+        // the reduced plans' chunk 0 holds them and gains a layer where every other chunk does, so every measured
+        // change is an MoE layer's, and the real chunk 0 is extrapolated from its dense layers (denseShift below).
+        const int32_t denseFirst =
+            config.model.family == Family::Moe && par.pp > 1 ? static_cast<int32_t>(config.model.firstDenseLayers) : 0;
         // One layer per chunk for every stage type; when real chunks hold other counts, the change that a second
         // layer per chunk makes is measured on one stage type (a middle one when there is one: pure layers) and
         // applied to all: an added decoder layer brings the same nodes, buffers and state on every stage.
-        const bool exactLayers = *minIt == *maxIt && *minIt <= 2;
+        const bool exactLayers = *minIt == *maxIt && *minIt <= 2 && denseFirst == 0;
         // A chunk left with no decoder layer (the embedding or the loss counted as one) is extrapolated down from
         // one layer: a reduced model needs a layer in every chunk.
         // What a layer adds is not the same from the first one on where gradients are sharded per micro-batch
@@ -602,6 +614,13 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         if (int64_t(baseLayers) * shape.pr * shape.v - embeddingSlot - lossSlot < 1)
             baseLayers = 2; // a reduced model needs a decoder layer (unreachable for a valid plan)
         const int32_t deltaType = shape.pr == 3 ? 1 : 0;
+        // Chunk 0 of a reduced plan holds the dense layers and, where the real chunk 0 has one, the first MoE layer
+        // (under ZeRO 3 it is gathered while the last dense layer runs) where the others hold baseLayers slots:
+        // its real count is measured from there.
+        const int32_t chunk0Dense = std::min(denseFirst + 1, real.chunkLayers(0));
+        const int32_t denseShift = denseFirst > 0 ? baseLayers - chunk0Dense - embeddingSlot : 0;
+        chunkLayers[0] += denseShift;
+        const int32_t mostLayers = *std::max_element(chunkLayers.begin(), chunkLayers.end());
 
         const Mesh realMesh(par);
         // Where the real stage each reduced stage stands for communicates (its groups' placement is cached).
@@ -622,6 +641,29 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
             reduced.parallelism.embeddingInSplit = embeddingSlot > 0;
             reduced.parallelism.lossInSplit = lossSlot > 0;
             reduced.training.globalBatch = config.training.microBatch * par.dp * shape.mr;
+            if (denseFirst > 0) {
+                // chunk0Dense layers in chunk 0 and layersPerChunk - baseLayers more; the others as above.
+                PipelineLayout layout;
+                const int32_t reducedChunks = shape.pr * shape.v;
+                layout.chunks.resize(static_cast<size_t>(reducedChunks));
+                int64_t decoders = 0;
+                for (int32_t g = 0; g < reducedChunks; ++g) {
+                    std::vector<LayoutItem>& chunk = layout.chunks[static_cast<size_t>(g)];
+                    const int32_t count = g == 0 ? chunk0Dense + layersPerChunk - baseLayers
+                                                 : layersPerChunk - (g == reducedChunks - 1 ? lossSlot : 0);
+                    if (g == 0)
+                        chunk.push_back(LayoutItem::Embedding);
+                    chunk.insert(chunk.end(), static_cast<size_t>(std::max(0, count)), LayoutItem::Decoder);
+                    decoders += std::max(0, count);
+                    if (g == reducedChunks - 1) {
+                        chunk.insert(chunk.end(), static_cast<size_t>(config.model.mtpModules), LayoutItem::Mtp);
+                        chunk.push_back(LayoutItem::Loss);
+                    }
+                }
+                reduced.model.layers = decoders;
+                reduced.parallelism.pipelineLayout = layout.toString();
+                reduced.parallelism.embeddingInSplit = reduced.parallelism.lossInSplit = false;
+            }
             DistributionPlan* plan = nullptr;
             std::optional<DistributionPlan> local;
             if (plans)
@@ -652,7 +694,7 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         // layers per chunk where every chunk has two, and the changes made by one and by two more layers are
         // measured; the second drives the extrapolation. Where a layer adds the same from the first one on
         // (linearFromOne) the second change equals the first, so one change is measured.
-        const bool threeMeasured = !exactLayers && *maxIt >= baseLayers + 2 && !linearFromOne;
+        const bool threeMeasured = !exactLayers && mostLayers >= baseLayers + 2 && !linearFromOne;
         std::vector<StageProfile> base, next, third;
         if (!buildProfiles(baseLayers, -1, base) || (!exactLayers && !buildProfiles(baseLayers + 1, deltaType, next))
             || (threeMeasured && !buildProfiles(baseLayers + 2, deltaType, third)))
@@ -769,7 +811,7 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
             }
             // The resident state and the tail follow the stage's layers, all chunks together: with the embedding
             // or the loss counted as a layer, its chunks hold different counts.
-            int32_t stageSlots = real.stageLayers(s);
+            int32_t stageSlots = real.stageLayers(s) + (s == 0 ? denseShift : 0);
             for (int32_t c = 0; c < shape.v; ++c)
                 stageSlots += slotsOf(c * p + s);
             const double stageLayers = double(stageSlots) / shape.v;

@@ -111,9 +111,8 @@ struct QuickEstimate
 /// overlapped expert all-to-all, or a pipeline_layout under ZeRO 3 or other than of the shorthand splits' form (the
 /// embedding opening chunk 0, the MTP modules and the loss closing the last chunk, no empty chunk; any layer
 /// counts), whose reduced programs it cannot extrapolate.
-/// Nor a pipelined MoE model whose first layers are dense (model.first_dense_layers, DeepSeek-V3's 3): the reduced
-/// plans' few layers are then mostly dense, and a layer's change measured there is not a real chunk's (measured
-/// against the full synthesis: stage 0's peak 42 % high on the tiny MoE with 3 dense of 16 layers on pp 4).
+/// Nor a pipelined MoE model whose dense first layers (model.first_dense_layers, DeepSeek-V3's 3) do not all fit in
+/// pipeline chunk 0, from which the reduced plans measure that chunk.
 bool quickEstimateModels(const Config& config);
 
 bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptions& options, ModelGraphCache& graphs,

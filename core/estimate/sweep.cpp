@@ -245,10 +245,6 @@ namespace {
             std::optional<bool> balanced;
             std::string layout;
         };
-        // Not where the quick estimate would synthesize every such plan in full (dense first layers of an MoE
-        // model on a pipeline, quickEstimateModels()): most would go unestimated past the full-synthesis limit.
-        const bool layoutsEstimated =
-            sweepOptions.exact || base.model.family != Family::Moe || base.model.firstDenseLayers == 0;
         auto splits = [&](const SweepCandidate& plan) {
             const std::vector<Split> asBase { Split {} };
             if (!sweepOptions.tryBalancedSplit || plan.pp <= 1)
@@ -266,11 +262,17 @@ namespace {
             } else if (plan.pp == b.pp) {
                 return asBase; // the base's uneven first and last stages are for its own pipeline
             }
-            if (splitsBackward(plan.schedule) || !layoutsEstimated)
+            if (splitsBackward(plan.schedule))
                 return asBase;
             const std::optional<PipelineLayout> layout =
                 balancedLayout(base.model.layers, base.model.mtpModules, plan.pp, v);
-            if (!layout)
+            // Not where a quick sweep would synthesize every such plan in full (an MoE model's dense first layers
+            // beyond chunk 0, quickEstimateModels()): most would go unestimated past the full-synthesis limit.
+            const int64_t denseFirst = base.model.family == Family::Moe ? base.model.firstDenseLayers : 0;
+            if (!layout
+                || (!sweepOptions.exact
+                    && std::count(layout->chunks[0].begin(), layout->chunks[0].end(), LayoutItem::Decoder)
+                        < denseFirst))
                 return asBase;
             return std::vector<Split> { Split {}, Split { std::nullopt, layout->toString() } };
         };

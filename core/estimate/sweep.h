@@ -51,7 +51,7 @@ struct SweepOptions
     /// for another pp (they fit no other: DeepSeek-V3's 3 + 14 x 4 + 2), the balanced layout instead
     /// (balancedLayout(): chunks that differ by at most one slot), which an interleaved plan needs to exist at all;
     /// with ZeRO 0-2 only (quickEstimateModels() leaves out layouts under ZeRO 3), and for an MoE model with
-    /// dense first layers only in an exact sweep (the quick estimate does not model it on a pipeline).
+    /// dense first layers, in a quick sweep, only a layout whose chunk 0 holds them all.
     bool tryBalancedSplit = false;
 };
 
