@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -241,9 +242,11 @@ namespace {
         /// planRelayout() of `tensor` from its home layout (DistributionPlan::tensorLayout, whose local bytes are
         /// tensorBytes) to `to`, memoized: an op's inputs are relaid the same way for every micro-batch and pass.
         const std::vector<Relayout>& homeRelayout(int32_t tensor, const Layout& to);
-        void emitChain(const std::vector<Relayout>& steps, std::vector<NodeId> deps, std::vector<int32_t> reads,
+        /// The nodes of `steps`, the first after `deps` reading `reads`, each after the one before; the last writes
+        /// `finalWrites` (when given) or a new buffer. The lists are the node's own types: no allocation per call.
+        void emitChain(std::span<const Relayout> steps, SmallVector<NodeId, 3> deps, SmallVector<int32_t, 3> reads,
             const std::string& name, int32_t layer, int32_t microBatch, Pass pass, MemoryCategory category,
-            std::vector<int32_t> finalWrites, int32_t tensor, uint32_t& lastNode, int32_t& lastBuffer);
+            const SmallVector<int32_t, 2>& finalWrites, int32_t tensor, uint32_t& lastNode, int32_t& lastBuffer);
 
         // --- emission ----------------------------------------------------------------------------------------
         void emitUnit(const ScheduleUnit& unit);
@@ -302,8 +305,9 @@ namespace {
 
         ValueMap m_values; ///< (tensor, micro-batch) -> current value on this stage
         ValueMap m_recomputed; ///< (tensor, micro-batch) -> value re-run before backward
-        /// relayoutKey(source buffer, target layout, pass) -> the relaid value.
-        std::unordered_map<uint64_t, Value> m_relayouts;
+        /// relayout()'s key (source buffer, target layout, pass) -> the relaid value. Its low 3 bits (the pass, 0-4)
+        /// are never all set, so it is never ValueMap's empty key -1, whatever the buffer.
+        ValueMap m_relayouts;
         /// homeRelayout(): (tensor << 32 | layoutHash(to)) -> the collectives (node-based: references stay valid).
         std::unordered_map<uint64_t, std::vector<Relayout>> m_homeRelayouts;
         std::map<std::tuple<int32_t, AxisMask, int, int32_t>, Value> m_weightGathers; ///< (layer, mask, pass, mb)
@@ -491,9 +495,9 @@ namespace {
         return v;
     }
 
-    void StageBuilder::emitChain(const std::vector<Relayout>& steps, std::vector<NodeId> deps,
-        std::vector<int32_t> reads, const std::string& name, int32_t layer, int32_t microBatch, Pass pass,
-        MemoryCategory category, std::vector<int32_t> finalWrites, int32_t tensor, uint32_t& lastNode,
+    void StageBuilder::emitChain(std::span<const Relayout> steps, SmallVector<NodeId, 3> deps,
+        SmallVector<int32_t, 3> reads, const std::string& name, int32_t layer, int32_t microBatch, Pass pass,
+        MemoryCategory category, const SmallVector<int32_t, 2>& finalWrites, int32_t tensor, uint32_t& lastNode,
         int32_t& lastBuffer)
     {
         for (size_t s = 0; s < steps.size(); ++s) {
@@ -541,10 +545,10 @@ namespace {
         static_assert(kSpatialAxisCount * 6 + 3 <= 32, "relayout key fields overlap");
         const uint64_t k = (static_cast<uint64_t>(static_cast<uint32_t>(src.buffer)) << 32) | (layoutHash(to) << 3)
             | static_cast<uint64_t>(gathers ? static_cast<int>(phase) + 1 : 0);
-        if (auto it = m_relayouts.find(k); it != m_relayouts.end())
-            return it->second;
+        if (const Value* done = m_relayouts.find(static_cast<int64_t>(k)))
+            return *done;
         const Tensor& t = G.tensor(TensorId { tensor });
-        std::vector<NodeId> deps;
+        SmallVector<NodeId, 3> deps;
         addDep(deps, src.node);
         Value out;
         const Pass pass = phase == Phase::Backward ? Pass::Backward : Pass::Forward;
@@ -554,7 +558,7 @@ namespace {
         if (phase == Phase::Recompute)
             for (size_t i = first; i < m_program.nodes.size(); ++i)
                 m_program.nodes[i].recompute = true;
-        m_relayouts[k] = out;
+        m_relayouts[static_cast<int64_t>(k)] = out;
         return out;
     }
 
@@ -595,7 +599,7 @@ namespace {
             outBytes += P.localBytes(TensorId { w }, full);
             reads.push_back(m_weightBuffer[static_cast<size_t>(weightSlot(w))]);
         }
-        std::vector<NodeId> deps;
+        SmallVector<NodeId, 3> deps;
         // Prefetch at most one layer ahead: the gather of layer l waits for the previous gather of this pass and
         // for the first compute of the layer before it.
         const int pk = passKey * 100000 + microBatch;
@@ -605,8 +609,8 @@ namespace {
         if (auto it = m_firstComputeOfLayer.find({ previousLayer, passKey }); it != m_firstComputeOfLayer.end())
             addDep(deps, it->second);
         Value out;
-        emitChain({ Relayout { CollectiveType::AllGather, mask, inBytes, outBytes } }, std::move(deps),
-            std::move(reads),
+        const Relayout gather[] = { Relayout { CollectiveType::AllGather, mask, inBytes, outBytes } };
+        emitChain(gather, std::move(deps), reads,
             m_names ? prefix(microBatch) + "L" + std::to_string(wt.layer) + ".weights" : std::string(), wt.layer,
             microBatch, phase == Phase::Forward ? Pass::Forward : Pass::Backward, MemoryCategory::Weights, {}, -1,
             out.node, out.buffer);
@@ -961,7 +965,7 @@ namespace {
             for (auto& [mask, g] : gathers) {
                 uint32_t last = kNoNode;
                 int32_t buf = -1;
-                emitChain({ g.first }, { NodeId { opt } }, g.second,
+                emitChain(std::span<const Relayout>(&g.first, 1), { NodeId { opt } }, g.second,
                     m_names ? "params:L" + std::to_string(layer) : std::string(), layer, -1, Pass::Optimizer,
                     MemoryCategory::Weights, g.second, -1, last, buf);
             }
