@@ -727,8 +727,23 @@ namespace {
         if (p.sequenceParallel && tpOk && p.tp == 1)
             v.warning("parallelism.sequence_parallel", "sequence_parallel has no effect with tp=1");
         if (cpOk && m.seqLen > 0 && !isInference(c)) { // inference splits the prompt (validateInference)
+            // A rank's micro_batch*seq_len/(cp [*tp with sequence parallelism]) tokens, top_k routes each, are
+            // spread evenly over the experts (the uniform mean the model graph routes): the count must come out
+            // whole, as for a decode step.
+            const int64_t mb = c.training.microBatch;
+            const int64_t seqSplit = product(p.cp, p.sequenceParallel && tpOk ? p.tp : 1);
+            const int64_t routed =
+                seqSplit > 0 && m.seqLen % seqSplit == 0 && m.family == Family::Moe && m.topK > 0 && mb > 0
+                ? product(product(mb, m.seqLen / seqSplit), m.topK)
+                : -1;
             if (m.seqLen % p.cp != 0)
                 v.error("parallelism.cp", "cp=" + str(p.cp) + " does not divide seq_len=" + str(m.seqLen));
+            else if (routed > 0 && m.experts > 0 && routed % m.experts != 0)
+                v.error("parallelism.cp",
+                    "an MoE layer routes micro_batch*seq_len/" + std::string(seqSplit == p.cp ? "cp" : "(cp*tp)")
+                        + "*top_k = " + str(mb) + "*" + str(m.seqLen) + "/" + str(seqSplit) + "*" + str(m.topK) + " = "
+                        + str(routed) + " tokens per rank, not divisible by experts=" + str(m.experts)
+                        + " (each rank's tokens spread evenly over the experts)");
             else if (p.sequenceParallel && tpOk) {
                 const int64_t split = product(p.cp, p.tp);
                 if (split < 0 || m.seqLen % split != 0)

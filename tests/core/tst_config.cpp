@@ -778,13 +778,38 @@ void TestConfig::validate_data()
         [](Config& c) {
             c.model.family = Family::Moe;
             c.model.experts = 3;
-            c.model.topK = 1;
+            c.model.topK = 3; // 128 tokens x 3 routes spread evenly over 3 experts (the next rows)
             c.model.expertFfnHidden = 256;
             c.training.microBatch = 1;
             c.parallelism.dp = 4;
             c.parallelism.ep = 2;
         },
         "parallelism.ep", "ep=2 does not divide experts=3", 1);
+    // The model graph spreads a rank's routed tokens evenly over the experts: tiny's micro-batch of 1 x 128
+    // tokens, top_k 1, over 6 experts is 21 1/3 each; with sequence parallelism over tp 2 the rank holds 64.
+    row(
+        "routed tokens vs experts",
+        [](Config& c) {
+            c.model.family = Family::Moe;
+            c.model.experts = 6;
+            c.model.topK = 1;
+            c.model.expertFfnHidden = 256;
+            c.training.microBatch = 1;
+        },
+        "parallelism.cp",
+        "routes micro_batch*seq_len/cp*top_k = 1*128/1*1 = 128 tokens per rank, not divisible by experts=6", 1);
+    row(
+        "routed tokens vs experts, sequence parallel",
+        [](Config& c) {
+            c.model.family = Family::Moe;
+            c.model.experts = 128;
+            c.model.topK = 1;
+            c.model.expertFfnHidden = 256;
+            c.training.microBatch = 1;
+            c.parallelism.tp = 2;
+            c.parallelism.sequenceParallel = true;
+        },
+        "parallelism.cp", "routes micro_batch*seq_len/(cp*tp)*top_k = 1*128/2*1 = 64 tokens per rank", 1);
     row(
         "ep without experts",
         [](Config& c) {

@@ -626,11 +626,20 @@ void TestSafety::commands_data()
                                                                                   "rank 0 reported more exposed "
                                                                                   "communication than finish time")
                                                                            << QStringList {};
+    // 10^9 experts: the validator refuses first (a rank's 8,192 routed tokens do not spread evenly over them);
+    // with top_k 10^9 as well they would, and the model's FLOP count overflows.
     QTest::newRow("import-hf refuses what report would (num_local_experts 10^9)")
         << L({ "sed-copy {data}/hf/good/mixtral-8x7b.json {d}/big.json \"num_local_experts\":\\s8 "
                "\"num_local_experts\":\\s1000000000" })
         << L({ "import-hf", "{d}/big.json" }) << false << 2
-        << QStringLiteral("model.experts: experts=1000000000 is too large") << QStringList {};
+        << QStringLiteral("8192 tokens per rank, not divisible by experts=1000000000") << QStringList {};
+    QTest::newRow("import-hf refuses what report would (num_local_experts and num_experts_per_tok 10^9)")
+        << L({ "sed-copy {data}/hf/good/mixtral-8x7b.json {d}/big1.json \"num_local_experts\":\\s8 "
+               "\"num_local_experts\":\\s1000000000",
+               "sed-copy {d}/big1.json {d}/big.json \"num_experts_per_tok\":\\s2 "
+               "\"num_experts_per_tok\":\\s1000000000" })
+        << L({ "import-hf", "{d}/big.json" }) << false << 2
+        << QStringLiteral("model.top_k: top_k=1000000000 is too large") << QStringList {};
     QTest::newRow("simulate: a 64 MB line without a newline and terminal escapes")
         << L({ "run synth tiny --dp 2 --out {d}/s -q",
                ("fake {d}/sim " + passing
