@@ -828,7 +828,9 @@ std::string sweepText(const SweepResult& r, int64_t top)
                 static_cast<long long>(c.microBatch), toString(c.recompute), c.zero, secondsText(c.stepTimeS).c_str(),
                 c.mfu * 100, bytesText(static_cast<double>(c.peakBytes)).c_str(),
                 bytesText(static_cast<double>(r.hbmBytes)).c_str());
-            out += line + (varied ? "  " + variantText(c) : std::string()) + "\n";
+            // The last column: a layout string's length moves no other column.
+            out += line + (varied ? "  " + variantText(c) : std::string())
+                + (c.pipelineLayout.empty() ? std::string() : " " + c.pipelineLayout) + "\n";
         }
         if (static_cast<int64_t>(rows) < r.fitting)
             out += "... " + std::to_string(r.fitting - static_cast<int64_t>(rows))

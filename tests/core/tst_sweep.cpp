@@ -743,6 +743,10 @@ private Q_SLOTS:
         for (const SweepCandidate& c : without.ranked)
             QVERIFY(!(c.schedule == Schedule::Interleaved && c.pp == 4));
         QVERIFY(sweepJson(with)["ranked"].dump().find("\"pipeline_layout\"") != std::string::npos);
+        // The text table names the layout after the varied settings (its last column), as the printer writes it.
+        LayoutError printError;
+        const std::string printed = PipelineLayout::parse("E|t|t|t|t|tt|tt|tL", printError)->toString();
+        QVERIFY2(sweepText(with, 0).find("balanced layout " + printed) != std::string::npos, printed.c_str());
 
         // A base with uneven end stages for its own pp 4 (10 = 1 + 4 + 4 + 1): its other pipelines get the balanced
         // layout (pp 2: 12 slots, "Ettttt|tttttL"); its own pp keeps its split.
