@@ -349,6 +349,15 @@ namespace {
         std::map<int32_t, std::vector<uint32_t>> m_finalGradWriters; ///< layer -> writers of its completing mb
         std::map<std::pair<int32_t, int32_t>, int32_t> m_transientGrad; ///< (weight, mb) -> buffer (ZeRO 2/3)
         std::vector<std::pair<int32_t, int32_t>> m_pendingLayers; ///< (layer, micro-batch) in the current bucket
+        /// flushGradientBucket()'s scratch, kept between buckets: one merged chain per (type, mask) signature.
+        struct BucketGroup
+        {
+            uint64_t signature = 0;
+            std::vector<Relayout> steps;
+            std::vector<int32_t> reads, writes;
+        };
+        std::vector<BucketGroup> m_bucketGroups;
+        std::vector<int32_t> m_bucketWeights;
         /// Without overlap_grad_reduce (ZeRO 0/1), the layers whose iteration reduction waits for the end of the
         /// backward, in the order their gradients completed, with the nodes that wrote them.
         std::vector<std::pair<int32_t, int32_t>> m_deferredReductions; ///< (layer, completing micro-batch)
@@ -780,17 +789,13 @@ namespace {
     {
         if (m_pendingLayers.empty())
             return;
-        // Group the bucket's gradients by the collective chain they need; one merged chain per group.
-        struct Group
-        {
-            std::vector<Relayout> steps;
-            std::vector<int32_t> reads, writes;
-        };
-        // Keyed by the chain's (type, mask) steps, packed 16 bits a step from the top (planRelayout() gives at
-        // most one step per collective type, four), each step + 1 so that a shorter chain sorts first: the
-        // order of a map of the step lists.
-        std::map<uint64_t, Group> groups;
-        std::vector<int32_t> bucketWeights; // the pending layers' weights, in graph order
+        // Group the bucket's gradients by the collective chain they need; one merged chain per group, in the
+        // order of the chains' keys: (type, mask) steps packed 16 bits a step from the top (planRelayout() gives at
+        // most one step per collective type, four), each step + 1 so that a shorter chain sorts first. The groups
+        // and lists are members reused from bucket to bucket (their capacity stays).
+        size_t groupCount = 0;
+        std::vector<int32_t>& bucketWeights = m_bucketWeights; // the pending layers' weights, in graph order
+        bucketWeights.clear();
         for (auto [layer, mb] : m_pendingLayers) {
             const std::vector<int32_t>& ws = m_weightsOfLayer[layer];
             bucketWeights.insert(bucketWeights.end(), ws.begin(), ws.end());
@@ -818,21 +823,33 @@ namespace {
             uint64_t signature = 0;
             for (size_t k = 0; k < steps.size(); ++k)
                 signature |= ((static_cast<uint64_t>(steps[k].type) << 8 | steps[k].mask) + 1) << (48 - 16 * k);
-            Group& g = groups[signature];
-            if (g.steps.empty()) {
-                g.steps = steps;
+            size_t at = 0;
+            while (at < groupCount && m_bucketGroups[at].signature != signature)
+                ++at;
+            if (at == groupCount) {
+                if (groupCount == m_bucketGroups.size())
+                    m_bucketGroups.emplace_back();
+                BucketGroup& fresh = m_bucketGroups[groupCount++];
+                fresh.signature = signature;
+                fresh.steps.assign(steps.begin(), steps.end());
+                fresh.reads.clear();
+                fresh.writes.clear();
             } else {
+                BucketGroup& g = m_bucketGroups[at];
                 for (size_t s = 0; s < steps.size(); ++s) {
                     g.steps[s].inputBytes += steps[s].inputBytes;
                     g.steps[s].outputBytes += steps[s].outputBytes;
                 }
             }
+            BucketGroup& g = m_bucketGroups[at];
             if (m_zero >= 2)
                 g.reads.push_back(m_transientGrad.at({ w, m_accumulateUnsharded ? -1 : microBatch }));
             else
                 g.reads.push_back(m_gradBuffer[static_cast<size_t>(slot)]);
             g.writes.push_back(m_gradBuffer[static_cast<size_t>(slot)]);
         }
+        std::sort(m_bucketGroups.begin(), m_bucketGroups.begin() + static_cast<std::ptrdiff_t>(groupCount),
+            [](const BucketGroup& a, const BucketGroup& b) { return a.signature < b.signature; });
         std::vector<NodeId> deps;
         for (auto [layer, mb] : m_pendingLayers)
             for (uint32_t node : m_gradWriters[{ layer, mb }])
@@ -841,7 +858,8 @@ namespace {
         std::string name = m_names ? "grads:L" + std::to_string(firstLayer) : std::string();
         if (m_names && m_pendingLayers.size() > 1)
             name += "-L" + std::to_string(m_pendingLayers.back().first);
-        for (auto& [signature, g] : groups) {
+        for (size_t gi = 0; gi < groupCount; ++gi) {
+            const BucketGroup& g = m_bucketGroups[gi];
             uint32_t last = kNoNode;
             int32_t lastBuffer = -1;
             const size_t first = m_program.nodes.size();
