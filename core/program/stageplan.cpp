@@ -73,14 +73,19 @@ PipelineLayout shorthandLayout(
         for (int64_t c = 0; c < layers % chunks; ++c)
             ++sizes[static_cast<size_t>(c)];
     }
+    return layoutOfChunks(sizes, mtpModules);
+}
+
+PipelineLayout layoutOfChunks(const std::vector<int64_t>& decoders, int64_t mtpModules)
+{
     PipelineLayout layout;
-    layout.chunks.resize(static_cast<size_t>(chunks));
-    for (int64_t c = 0; c < chunks; ++c) {
-        std::vector<LayoutItem>& chunk = layout.chunks[static_cast<size_t>(c)];
+    layout.chunks.resize(decoders.size());
+    for (size_t c = 0; c < decoders.size(); ++c) {
+        std::vector<LayoutItem>& chunk = layout.chunks[c];
         if (c == 0)
             chunk.push_back(LayoutItem::Embedding);
-        chunk.insert(chunk.end(), static_cast<size_t>(sizes[static_cast<size_t>(c)]), LayoutItem::Decoder);
-        if (c == chunks - 1) {
+        chunk.insert(chunk.end(), static_cast<size_t>(std::max<int64_t>(0, decoders[c])), LayoutItem::Decoder);
+        if (c + 1 == decoders.size()) {
             chunk.insert(chunk.end(), static_cast<size_t>(std::max<int64_t>(0, mtpModules)), LayoutItem::Mtp);
             chunk.push_back(LayoutItem::Loss);
         }
@@ -120,23 +125,10 @@ std::optional<PipelineLayout> balancedLayout(int64_t layers, int64_t mtpModules,
     const size_t last = static_cast<size_t>(chunks - 1);
     if (size[0] < 1 || size[last] < 1 + mtpModules + (chunks == 1 ? 1 : 0))
         return std::nullopt;
-    PipelineLayout layout;
-    layout.chunks.resize(static_cast<size_t>(chunks));
-    for (size_t c = 0; c < layout.chunks.size(); ++c) {
-        std::vector<LayoutItem>& chunk = layout.chunks[c];
-        int64_t decoders = size[c] - (c == 0 ? 1 : 0) - (c == last ? 1 + mtpModules : 0);
-        if (c == 0)
-            chunk.push_back(LayoutItem::Embedding);
-        chunk.insert(chunk.end(), static_cast<size_t>(decoders), LayoutItem::Decoder);
-        if (c == last) {
-            chunk.insert(chunk.end(), static_cast<size_t>(mtpModules), LayoutItem::Mtp);
-            chunk.push_back(LayoutItem::Loss);
-        }
-    }
-    layout.chunkOffsets.assign(layout.chunks.size(), 0);
-    for (const auto& chunk : layout.chunks)
-        layout.itemOffsets.emplace_back(chunk.size(), 0);
-    return layout;
+    // The slots less the embedding's and the MTP modules' and loss's places are decoder layers.
+    size[0] -= 1;
+    size[last] -= 1 + mtpModules;
+    return layoutOfChunks(size, mtpModules);
 }
 
 StagePlan::StagePlan(int64_t layers, int64_t pp, int64_t virtualStages, const PipelineSplit& split, int64_t mtpModules,

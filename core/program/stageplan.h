@@ -197,6 +197,10 @@ private:
 PipelineLayout shorthandLayout(int64_t layers, int64_t mtpModules, int64_t pp, int64_t virtualStages,
     const PipelineSplit& split, bool* applied = nullptr);
 
+/// The layout of `decoders[g]` decoder layers in global chunk g: the embedding opens chunk 0, the `mtpModules`
+/// MTP modules and the loss close the last chunk (the form shorthandLayout() and balancedLayout() make).
+PipelineLayout layoutOfChunks(const std::vector<int64_t>& decoders, int64_t mtpModules);
+
 /// A layout that balances the slots of `pp` * `virtualStages` chunks placed cyclically (1F1B, GPipe, interleaved)
 /// where no shorthand split is even (the sweep's --balanced-split): the embedding, the loss and every MTP module
 /// take one layer's place each (Megatron-LM's account-for-embedding/loss rule; DeepSeek-V3's Megatron-Core layouts

@@ -69,6 +69,16 @@ Config loadPreset(const std::string& name)
 // A small config text on top of the tiny preset, for tests that need a file.
 const char* const kTinyText = "model:\n  preset: tiny\ntraining:\n  global_batch: 4\n";
 
+/// tiny as an MoE model: `experts` experts of expert_ffn_hidden 256, `topK` routes a token, micro-batches of one.
+void makeMoe(Config& c, int64_t experts, int64_t topK)
+{
+    c.model.family = Family::Moe;
+    c.model.experts = experts;
+    c.model.topK = topK;
+    c.model.expertFfnHidden = 256;
+    c.training.microBatch = 1;
+}
+
 } // namespace
 
 class TestConfig : public QObject
@@ -776,11 +786,7 @@ void TestConfig::validate_data()
     row(
         "ep vs experts",
         [](Config& c) {
-            c.model.family = Family::Moe;
-            c.model.experts = 3;
-            c.model.topK = 3; // 128 tokens x 3 routes spread evenly over 3 experts (the next rows)
-            c.model.expertFfnHidden = 256;
-            c.training.microBatch = 1;
+            makeMoe(c, 3, 3); // 128 tokens x 3 routes spread evenly over 3 experts (the next rows)
             c.parallelism.dp = 4;
             c.parallelism.ep = 2;
         },
@@ -788,24 +794,12 @@ void TestConfig::validate_data()
     // The model graph spreads a rank's routed tokens evenly over the experts: tiny's micro-batch of 1 x 128
     // tokens, top_k 1, over 6 experts is 21 1/3 each; with sequence parallelism over tp 2 the rank holds 64.
     row(
-        "routed tokens vs experts",
-        [](Config& c) {
-            c.model.family = Family::Moe;
-            c.model.experts = 6;
-            c.model.topK = 1;
-            c.model.expertFfnHidden = 256;
-            c.training.microBatch = 1;
-        },
-        "parallelism.cp",
+        "routed tokens vs experts", [](Config& c) { makeMoe(c, 6, 1); }, "parallelism.cp",
         "routes micro_batch*seq_len/cp*top_k = 1*128/1*1 = 128 tokens per rank, not divisible by experts=6", 1);
     row(
         "routed tokens vs experts, sequence parallel",
         [](Config& c) {
-            c.model.family = Family::Moe;
-            c.model.experts = 128;
-            c.model.topK = 1;
-            c.model.expertFfnHidden = 256;
-            c.training.microBatch = 1;
+            makeMoe(c, 128, 1);
             c.parallelism.tp = 2;
             c.parallelism.sequenceParallel = true;
         },
