@@ -35,6 +35,9 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 string(CONCAT CPACK_STAGECRAFT_DEPENDS_BY_HAND
     "libc6, libstdc++6, libgcc-s1, libqt6core6, libqt6gui6, libqt6widgets6, libqt6charts6, libqt6concurrent6, "
     "libprotobuf32, libyaml-cpp0.7, libgvc6, libcgraph6, zlib1g, fonts-dejavu-core")
+if(STAGECRAFT_TCMALLOC_LINKED) # the executables' allocator (top-level CMakeLists.txt)
+    string(APPEND CPACK_STAGECRAFT_DEPENDS_BY_HAND ", libtcmalloc-minimal4")
+endif()
 # CPack's DEB generator runs dpkg-shlibdeps only on files that `file` (package file, not in a minimal Debian)
 # calls ELF, and stops with "file utility is not available" without it: both are needed.
 find_program(STAGECRAFT_DPKG_SHLIBDEPS dpkg-shlibdeps)
