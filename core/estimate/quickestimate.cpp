@@ -129,6 +129,11 @@ namespace {
         int32_t mr = 1; ///< reduced micro-batches
         Schedule schedule = Schedule::OneFOneB;
         int32_t groupSize = 0; ///< the interleaved schedule's (real plan only; reduced plans hold one group)
+        /// The profiles read only the last micro-batch's units: its forward is every forward, its backward without
+        /// the iteration's gradient reduction every other backward (ZeRO 0/1, where the gradients of a micro-batch
+        /// are only accumulated; under ZeRO 2/3 a backward before the last reduces or frees its own, so the first
+        /// micro-batch's units are profiled too).
+        bool lastMicroBatchOnly = false;
     };
 
     /// The schedule shape of the reduced (or real, with p and m real) plan.
@@ -206,11 +211,6 @@ namespace {
             && StagePlan::forConfig(config).chunkLayers(0) < config.model.firstDenseLayers;
     }
 
-    bool isBackwardUnit(const ProgramNode& n)
-    {
-        return n.pass == Pass::Backward || n.recompute;
-    }
-
     /// Nodes of the data-parallel gradient reduction that ZeRO 0/1 run once per iteration, inside the last
     /// micro-batch's backward: a regular backward lacks exactly these.
     bool isIterationReduction(const ProgramNode& n)
@@ -223,41 +223,33 @@ namespace {
         std::string& error)
     {
         // The profiles read the units of the first micro-batch (a forward, a backward before the last) and of the
-        // last one (its backward carries the iteration's gradient reduction): the units of the micro-batches
-        // between them (an interleaved reduced plan runs pr) are left out of the program, the others keep their
-        // places in the schedule.
+        // last one (its backward carries the iteration's gradient reduction), or of the last one alone
+        // (ReducedShape::lastMicroBatchOnly): the units of the other micro-batches (an interleaved reduced plan runs
+        // pr) are left out of the program, the others keep their places in the schedule.
         std::vector<ScheduleUnit> order = scheduleOrder(shapeOf(shape, shape.pr, shape.mr), sigma);
-        std::erase_if(
-            order, [&](const ScheduleUnit& unit) { return unit.microBatch > 0 && unit.microBatch < shape.mr - 1; });
-        const ClassProgram program = buildClassProgram(plan, sigma, false, &order); // names are not read here
+        std::erase_if(order, [&](const ScheduleUnit& unit) {
+            return unit.microBatch < shape.mr - 1 && (shape.lastMicroBatchOnly || unit.microBatch > 0);
+        });
+        std::vector<uint32_t> unitStarts;
+        const ClassProgram program = buildClassProgram(plan, sigma, false, &order, &unitStarts); // no names read
         const size_t n = program.nodes.size();
         const size_t tailUnit = order.size();
         nodeCount += static_cast<int64_t>(n);
+        if (unitStarts.size() != order.size()) {
+            error = "the reduced program of stage " + std::to_string(sigma) + " has no schedule units";
+            return false;
+        }
 
-        // Which unit each node belongs to: units are emitted contiguously in schedule order; gradient reductions
-        // (no micro-batch) run inside the backward that triggers them; optimizer-pass nodes form the tail.
+        // Which unit each node belongs to: the one whose emission added it (gradient reductions, with no micro-batch,
+        // run inside the backward that triggers them, those deferred to the iteration's end in the last unit);
+        // optimizer-pass nodes form the tail.
         std::vector<uint32_t> unitOf(n, 0);
         size_t u = 0;
         for (size_t i = 0; i < n; ++i) {
-            const ProgramNode& node = program.nodes[i];
-            if (node.pass == Pass::Optimizer) {
-                unitOf[i] = static_cast<uint32_t>(tailUnit);
-                continue;
-            }
-            if (node.microBatch >= 0) {
-                const bool backward = isBackwardUnit(node);
-                auto matches = [&](const ScheduleUnit& unit) {
-                    return unit.microBatch == node.microBatch && unit.backward() == backward
-                        && (node.kind != NodeKind::Compute || unit.localChunk == node.chunk);
-                };
-                while (u < order.size() && !matches(order[u]))
-                    ++u;
-                if (u == order.size()) {
-                    error = "reduced program node " + std::to_string(i) + " does not follow the schedule order";
-                    return false;
-                }
-            }
-            unitOf[i] = static_cast<uint32_t>(u);
+            while (u + 1 < unitStarts.size() && unitStarts[u + 1] <= i)
+                ++u;
+            unitOf[i] =
+                program.nodes[i].pass == Pass::Optimizer ? static_cast<uint32_t>(tailUnit) : static_cast<uint32_t>(u);
         }
 
         // Node times on the rank of the real stage this type stands for.
@@ -573,6 +565,7 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         }
         shape.groupSize = static_cast<int32_t>(par.microBatchGroupSize);
         shape.mr = interleaved && shape.pr >= 2 ? shape.pr : 1;
+        shape.lastMicroBatchOnly = par.zero < 2;
 
         // Layers per real chunk (the real split: uneven first/last stages, or the embedding and the loss counted
         // as layers), and the reduced layer counts to extrapolate from. First/last stage layers are extrapolated

@@ -84,8 +84,11 @@ std::optional<DistributionPlan> planDistribution(
 /// `order`, when given, replaces the stage's schedule order (scheduleOrder() of the plan): the units to emit, in
 /// that order. The quick estimate passes a subset of the real order (the units it profiles); a weight layer's
 /// gradients count as complete once every micro-batch of `order` that runs its chunk has written them.
-ClassProgram buildClassProgram(
-    const DistributionPlan& plan, int32_t stage, bool names = true, const std::vector<ScheduleUnit>* order = nullptr);
+/// `unitStarts`, when given, receives per unit of the order the index of the first node its emission added (units
+/// are emitted one after the other: unit k's nodes are [unitStarts[k], unitStarts[k + 1]), the last unit's up to
+/// the gradient reductions deferred to the iteration's end and the optimizer).
+ClassProgram buildClassProgram(const DistributionPlan& plan, int32_t stage, bool names = true,
+    const std::vector<ScheduleUnit>* order = nullptr, std::vector<uint32_t>* unitStarts = nullptr);
 
 /// Deterministic send/recv tag of a tensor instance: the same on both ends, unique per (tensor, micro-batch).
 int32_t p2pTag(const DistributionPlan& plan, int32_t tensor, int32_t microBatch);

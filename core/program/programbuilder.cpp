@@ -143,7 +143,7 @@ namespace {
             m_program.buffers.reserve(std::min(estimate + estimate / 4, cap)); // ~1.15 buffers per node measured
         }
 
-        ClassProgram build(const std::vector<ScheduleUnit>* givenOrder);
+        ClassProgram build(const std::vector<ScheduleUnit>* givenOrder, std::vector<uint32_t>* unitStarts);
 
     private:
         /// Inference: the prefill and then each decode step, every pipeline micro-batch in turn; no backward,
@@ -1242,7 +1242,7 @@ namespace {
                 last.reads.push_back(static_cast<int32_t>(b));
     }
 
-    ClassProgram StageBuilder::build(const std::vector<ScheduleUnit>* givenOrder)
+    ClassProgram StageBuilder::build(const std::vector<ScheduleUnit>* givenOrder, std::vector<uint32_t>* unitStarts)
     {
         const size_t weightCount = G.weights.size();
         m_weightBuffer.assign(weightCount, -1);
@@ -1319,12 +1319,18 @@ namespace {
         const bool overlapPairs = P.config.parallelism.overlapMoeExpertParallelComm;
         const bool dualPipe =
             P.config.parallelism.schedule == Schedule::DualPipe || P.config.parallelism.schedule == Schedule::DualPipeV;
+        if (unitStarts)
+            unitStarts->assign(order.size(), 0);
         for (size_t k = 0; k < order.size(); ++k) {
+            if (unitStarts)
+                (*unitStarts)[k] = static_cast<uint32_t>(m_program.nodes.size());
             if (dualPipe && order[k].pairedWithNext && k + 1 < order.size())
                 gatePairOnBackwardInputs(order[k + 1]);
             if (overlapPairs && order[k].pairedWithNext && k + 1 < order.size()) {
                 emitPair(order[k], order[k + 1]);
                 ++k;
+                if (unitStarts) // the pair's nodes interleave: all count as the first unit's
+                    (*unitStarts)[k] = static_cast<uint32_t>(m_program.nodes.size());
                 continue;
             }
             emitUnit(order[k]);
@@ -1337,10 +1343,10 @@ namespace {
 
 } // namespace
 
-ClassProgram buildClassProgram(
-    const DistributionPlan& plan, int32_t stage, bool names, const std::vector<ScheduleUnit>* order)
+ClassProgram buildClassProgram(const DistributionPlan& plan, int32_t stage, bool names,
+    const std::vector<ScheduleUnit>* order, std::vector<uint32_t>* unitStarts)
 {
-    return StageBuilder(plan, stage, names).build(order);
+    return StageBuilder(plan, stage, names).build(order, unitStarts);
 }
 
 } // namespace stagecraft

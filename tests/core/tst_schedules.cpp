@@ -3,6 +3,9 @@
 // groups: the per-rank order of F, B and W against the reference schedulers' own order (tests/data/schedules, with
 // the commits it came from), and Megatron-LM's schedule table.
 #include "config/config.h"
+#include "config/configloader.h"
+#include "model/modelgraph.h"
+#include "program/distributionplan.h"
 #include "program/stageplan.h"
 
 #include <QFile>
@@ -256,6 +259,57 @@ private Q_SLOTS:
                 ++pairs;
             }
         QCOMPARE(pairs, 8 - 5);
+    }
+
+    /// buildClassProgram()'s unit starts (what the quick estimate profiles by): every node a unit's emission adds
+    /// belongs to that unit, by micro-batch, direction and (compute) chunk, for the stage's whole order and for the
+    /// last micro-batch's units alone (where consecutive units share a micro-batch and a direction).
+    void unitStartsPartitionTheProgram()
+    {
+        // tiny, 4 layers on pp 2 x v 2 (one layer per chunk), 8 / 2 = 4 micro-batches.
+        const ConfigResult loaded = loadConfigOrPreset("tiny",
+            { "model.layers=4", "parallelism.dp=1", "parallelism.tp=1", "parallelism.pp=2",
+                "parallelism.schedule=interleaved", "parallelism.virtual_stages=2", "training.global_batch=8",
+                "training.micro_batch=2" });
+        QVERIFY(loaded.config);
+        std::string error;
+        const std::optional<DistributionPlan> plan = planDistribution(
+            *loaded.config, buildModelGraph(loaded.config->model, loaded.config->training.precision), error);
+        QVERIFY2(plan, error.c_str());
+        ScheduleShape shape = scheduleShapeOf(*loaded.config);
+        shape.microBatches = 4;
+        for (int32_t stage = 0; stage < 2; ++stage) {
+            std::vector<ScheduleUnit> whole = scheduleOrder(shape, stage);
+            QCOMPARE(whole.size(), size_t(4 * 2 * 2)); // micro-batches x local chunks x (forward, backward)
+            std::vector<ScheduleUnit> last = whole;
+            std::erase_if(last, [](const ScheduleUnit& u) { return u.microBatch != 3; });
+            for (const std::vector<ScheduleUnit>* order : { &whole, &last }) {
+                std::vector<uint32_t> starts;
+                const ClassProgram program = buildClassProgram(*plan, stage, false, order, &starts);
+                QCOMPARE(starts.size(), order->size());
+                for (size_t k = 0; k < starts.size(); ++k) {
+                    const ScheduleUnit& unit = (*order)[k];
+                    const size_t end = k + 1 < starts.size() ? starts[k + 1] : program.nodes.size();
+                    QVERIFY(starts[k] <= end);
+                    int computes = 0;
+                    for (size_t i = starts[k]; i < end; ++i) {
+                        const ProgramNode& node = program.nodes[i];
+                        if (node.microBatch < 0)
+                            continue; // gradient reductions and the optimizer
+                        QCOMPARE(node.microBatch, unit.microBatch);
+                        QCOMPARE(node.pass == Pass::Backward || node.recompute, unit.backward());
+                        if (node.kind == NodeKind::Compute) {
+                            QCOMPARE(int32_t(node.chunk), unit.localChunk);
+                            ++computes;
+                        }
+                    }
+                    QVERIFY2(
+                        computes > 0, qPrintable(QStringLiteral("unit %1 of stage %2 is empty").arg(k).arg(stage)));
+                }
+                for (size_t i = 0; i < (starts.empty() ? program.nodes.size() : starts.front()); ++i)
+                    QVERIFY(program.nodes[i].microBatch < 0); // nothing of a micro-batch before the first unit
+            }
+        }
     }
 };
 
