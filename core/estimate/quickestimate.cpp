@@ -34,7 +34,6 @@ std::shared_ptr<const ModelGraph> ModelGraphCache::get(const ModelConfig& model,
 namespace {
 
     constexpr double kNever = -1e300; ///< "does not depend on this input"
-    constexpr double kLateS = 1e7; ///< an input time far beyond any unit's duration
 
     bool defined(double x)
     {
@@ -332,19 +331,38 @@ namespace {
                 unitNodes[fill[unitOf[i]]++] = static_cast<uint32_t>(i);
         }
         std::vector<int32_t> mark(n, -1);
-        std::vector<double> finish(n, 0.0);
+        // A time as a max-plus form in the unit's two inputs: max(atStart, commFree + afterComm, recv + afterRecv)
+        // (every step below is a max or an added duration, so each end is one). One pass gives what three runs
+        // with the inputs at 0 or late would.
+        struct Time
+        {
+            double atStart = kNever, afterComm = kNever, afterRecv = kNever;
+
+            void raise(const Time& t)
+            {
+                atStart = std::max(atStart, t.atStart);
+                afterComm = std::max(afterComm, t.afterComm);
+                afterRecv = std::max(afterRecv, t.afterRecv);
+            }
+            Time plus(double d) const
+            {
+                return { atStart + d, afterComm + d, afterRecv + d }; // kNever + d stays below kNever / 2
+            }
+        };
+        std::vector<Time> finish(n);
         int32_t pass = 0;
         struct Ends
         {
-            double compute = kNever, comm = kNever, output = kNever;
+            Time compute, comm, output;
         };
-        auto simulateUnit = [&](uint32_t unit, bool regular, double commFreeAt, double recvAt, UnitProfile* prof) {
+        auto simulateUnit = [&](uint32_t unit, bool regular, UnitProfile& prof) {
             Ends ends;
             ++pass;
+            const Time zero { 0.0, kNever, kNever }, commFree { kNever, 0.0, kNever }, arrival { kNever, kNever, 0.0 };
             // Streams as estimateStep() has them: compute (with blocking sends), collectives (with overlapped
             // sends), data-parallel collectives. (Without overlap_grad_reduce the program itself holds the
             // once-per-iteration reduction until the backward has ended.)
-            double streamFree[3] = { 0.0, commFreeAt, commFreeAt };
+            Time streamFree[3] = { zero, commFree, commFree };
             double peak = 0;
             for (uint32_t k = unitStart[unit]; k < unitStart[unit + 1]; ++k) {
                 const uint32_t i = unitNodes[k];
@@ -352,69 +370,61 @@ namespace {
                 if (regular && isIterationReduction(node))
                     continue;
                 mark[i] = pass;
-                if (prof)
-                    peak = std::max(
-                        peak, static_cast<double>(liveAt[i] - (regular ? reductionLive[i] : 0)) - before[unit]);
+                peak = std::max(peak, static_cast<double>(liveAt[i] - (regular ? reductionLive[i] : 0)) - before[unit]);
                 // Dependencies inside the unit by their simulated finish; on communication of earlier units (the
                 // optimizer on the last backward's gradient reduction) by the time the stream drains.
-                double ready = 0;
+                Time ready = zero;
                 auto waitFor = [&](NodeId d) {
                     if (mark[d.value] == pass)
-                        ready = std::max(ready, finish[d.value]);
+                        ready.raise(finish[d.value]);
                     else if (program.nodes[d.value].kind == NodeKind::Collective
                         || program.nodes[d.value].kind == NodeKind::Send)
-                        ready = std::max(ready, commFreeAt);
+                        ready.raise(commFree);
                 };
                 for (NodeId d : node.dataDeps)
                     waitFor(d);
                 for (NodeId d : node.ctrlDeps)
                     waitFor(d);
                 if (node.kind == NodeKind::Recv) {
-                    finish[i] = std::max(ready, recvAt);
+                    ready.raise(arrival);
+                    finish[i] = ready;
                     continue;
                 }
                 // A blocking send (no overlap_p2p_comm) holds the compute stream, as in estimateStep().
                 const bool onCompute =
                     node.kind == NodeKind::Compute || (node.kind == NodeKind::Send && !rates.overlapP2pComm);
                 const int s = onCompute ? 0 : isDataParallelCollective(node) ? 2 : 1;
-                const double start = std::max(ready, streamFree[s]);
-                finish[i] = start + duration[i];
+                ready.raise(streamFree[s]);
+                finish[i] = ready.plus(duration[i]);
                 streamFree[s] = finish[i];
                 if (s == 0)
-                    ends.compute = std::max(ends.compute, finish[i]);
+                    ends.compute.raise(finish[i]);
                 else if (!hiddenBehindNextForward(node, rates))
-                    ends.comm = std::max(ends.comm, finish[i]);
+                    ends.comm.raise(finish[i]);
                 if (node.kind == NodeKind::Send) {
-                    ends.output = std::max(ends.output, finish[i]);
-                    if (prof) {
-                        prof->sendTimeS += duration[i];
-                        prof->sendBytes += static_cast<double>(node.bytes);
-                        prof->sendCount += 1;
-                    }
+                    ends.output.raise(finish[i]);
+                    prof.sendTimeS += duration[i];
+                    prof.sendBytes += static_cast<double>(node.bytes);
+                    prof.sendCount += 1;
                 }
             }
-            if (prof) {
-                prof->netBytes = regular ? netRegular[unit] : net[unit];
-                prof->peakBytes = peak;
-            }
+            prof.netBytes = regular ? netRegular[unit] : net[unit];
+            prof.peakBytes = peak;
             return ends;
         };
-        // Three runs give the max-plus coefficients: all inputs at 0, the communication stream busy until late,
-        // the recv arriving late (an end that moved by the late time depends on that input).
         auto profileUnit = [&](uint32_t unit, bool regular) {
             UnitProfile prof;
-            const Ends now = simulateUnit(unit, regular, 0.0, 0.0, &prof);
-            const Ends commLate = simulateUnit(unit, regular, kLateS, 0.0, nullptr);
-            const Ends recvLate = simulateUnit(unit, regular, 0.0, kLateS, nullptr);
-            auto after = [](double end) { return end >= kLateS / 2 ? end - kLateS : kNever; };
-            auto fill = [&](UnitEnd& e, double at, double c, double r) {
-                e.atStart = defined(at) ? at : kNever;
-                e.afterComm = after(c);
-                e.afterRecv = after(r);
+            const Ends ends = simulateUnit(unit, regular, prof);
+            auto fill = [&](UnitEnd& e, const Time& t) {
+                // atStart is the end with both inputs at 0 (the unit's own length), as UnitEnd::at() reads it.
+                const double now = std::max({ t.atStart, t.afterComm, t.afterRecv });
+                e.atStart = defined(now) ? now : kNever;
+                e.afterComm = defined(t.afterComm) ? t.afterComm : kNever;
+                e.afterRecv = defined(t.afterRecv) ? t.afterRecv : kNever;
             };
-            fill(prof.compute, now.compute, commLate.compute, recvLate.compute);
-            fill(prof.comm, now.comm, commLate.comm, recvLate.comm);
-            fill(prof.output, now.output, commLate.output, recvLate.output);
+            fill(prof.compute, ends.compute);
+            fill(prof.comm, ends.comm);
+            fill(prof.output, ends.output);
             if (!defined(prof.compute.atStart))
                 prof.compute.atStart = 0;
             return prof;

@@ -594,10 +594,12 @@ private Q_SLOTS:
         // The 50 best plans of `stagecraft sweep MODEL --gpus N --json` as main ranked them before the sweep was
         // changed for speed or search (tests/data/sweep/*.json name the commit): a change that keeps the model
         // keeps them, plan for plan, with their peaks, and their step times to 1 ppm. Not to the last bit: the
-        // quick estimate extrapolates per-unit max-plus coefficients read against an input 1e7 s late (kLateS),
-        // whose rounding is ~1e-9 s, and extrapolating ZeRO 0/1 plans from one layer per chunk instead of two
-        // (issue 31.7) moves these references' step times by at most 1.1e-9 relative (llama3-70b on 1,024 GPUs:
-        // 3.8e-6 at most, the checked plan towards the full synthesis).
+        // references were made when the quick estimate read each unit's max-plus coefficients from runs with an
+        // input 1e7 s late, whose rounding (up to 1e-9 s per node on a unit's chain) the replay accumulated; it now
+        // carries the coefficients exactly through one run, which moved these references' step times by at most
+        // 5.1e-7 relative (llama3-70b on 1,024 GPUs: 5.2e-6, every plan's peak and the top 50 unchanged).
+        // Extrapolating ZeRO 0/1 plans from one layer per chunk instead of two (issue 31.7) moved them by at most
+        // 1.1e-9.
         QFETCH(QString, file);
         std::ifstream in(std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/sweep/" + file.toStdString());
         QVERIFY(in);
