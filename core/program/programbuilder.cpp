@@ -50,6 +50,13 @@ namespace {
                     return nullptr;
             }
         }
+        /// Room for `n` keys without growing (a map that grows rehashes every key at each doubling).
+        void reserve(size_t n)
+        {
+            const size_t size = std::bit_ceil(std::max<size_t>(64, 2 * n));
+            if (size > m_slots.size())
+                rehash(size);
+        }
         Value& operator[](int64_t key)
         {
             if (2 * (m_count + 1) > m_slots.size())
@@ -1319,6 +1326,19 @@ namespace {
         const bool overlapPairs = P.config.parallelism.overlapMoeExpertParallelComm;
         const bool dualPipe =
             P.config.parallelism.schedule == Schedule::DualPipe || P.config.parallelism.schedule == Schedule::DualPipeV;
+        // Room for a value per op of the order's units that writes one (all but the backward ops that write only
+        // weight gradients: a W unit writes none), instead of reinserting every key at each doubling of the map.
+        std::vector<size_t> valueOps(static_cast<size_t>(locals) * 2, 0); // (local chunk, backward)
+        for (size_t local = 0; local < static_cast<size_t>(locals); ++local) {
+            valueOps[2 * local] = m_chunkForward[local].size();
+            for (int32_t op : m_chunkBackward[local])
+                valueOps[2 * local + 1] += m_weightOnly[static_cast<size_t>(op)] ? 0 : 1;
+        }
+        size_t valuesWritten = 0;
+        for (const ScheduleUnit& unit : order)
+            if (unit.pass != UnitPass::BackwardWeight)
+                valuesWritten += valueOps[2 * static_cast<size_t>(unit.localChunk) + (unit.backward() ? 1 : 0)];
+        m_values.reserve(valuesWritten);
         if (unitStarts)
             unitStarts->assign(order.size(), 0);
         for (size_t k = 0; k < order.size(); ++k) {
