@@ -55,25 +55,30 @@ int64_t inputBytes(const DistributionPlan& plan, size_t opIndex, size_t k)
 int64_t DistributionPlan::localBytes(TensorId id, const Layout& layout) const
 {
     const Tensor& t = graph->tensor(id);
-    // The divisor of every dimension (its split axes' degrees) and the flat shard, in one pass over the axes.
-    constexpr size_t kDims = 8;
-    std::array<int64_t, kDims> divisor;
-    divisor.fill(1);
+    // The divisor of every dimension (its split axes' degrees) and the flat shard, in one pass over the axes. On
+    // the stack for any real tensor (a SmallVector filled by push_back cost 0.9 % more instructions in a sweep).
+    std::array<int64_t, 8> onStack;
+    std::vector<int64_t> onHeap;
+    int64_t* divisor = onStack.data();
+    if (t.dims.size() > onStack.size()) {
+        onHeap.resize(t.dims.size());
+        divisor = onHeap.data();
+    }
+    std::fill_n(divisor, t.dims.size(), int64_t { 1 });
     int64_t shard = 1;
     for (int a = 0; a < kSpatialAxisCount; ++a) {
         const AxisLayout& al = layout.axes[static_cast<size_t>(a)];
         if (al.state == AxisState::FlatShard)
             shard *= mesh.degree(static_cast<Axis>(a));
-        else if (al.state == AxisState::Split && al.dim >= 0 && static_cast<size_t>(al.dim) < kDims)
+        else if (al.state == AxisState::Split && al.dim >= 0 && static_cast<size_t>(al.dim) < t.dims.size())
             divisor[static_cast<size_t>(al.dim)] *= mesh.degree(static_cast<Axis>(a));
     }
+    auto localExtent = [&](size_t d) { return (extents.global(t.dims[d]) + divisor[d] - 1) / divisor[d]; };
     // In int64 while nothing overflows (every real tensor), else again in 128 bits.
-    const size_t dims = std::min(t.dims.size(), kDims);
     int64_t numel64 = 1;
-    bool fits = shard > 0 && t.dims.size() <= kDims;
-    for (size_t d = 0; d < dims && fits; ++d) {
-        const int64_t extent = extents.global(t.dims[d]);
-        const int64_t local = (extent + divisor[d] - 1) / divisor[d];
+    bool fits = shard > 0;
+    for (size_t d = 0; d < t.dims.size() && fits; ++d) {
+        const int64_t local = localExtent(d);
         fits = local >= 0 && !__builtin_mul_overflow(numel64, local, &numel64);
     }
     int64_t bytes = 0;
@@ -81,16 +86,8 @@ int64_t DistributionPlan::localBytes(TensorId id, const Layout& layout) const
         && !__builtin_mul_overflow((numel64 + shard - 1) / shard, int64_t { elementBytes(id) }, &bytes))
         return bytes;
     Int128 numel = 1;
-    for (size_t d = 0; d < t.dims.size(); ++d) {
-        const int64_t extent = extents.global(t.dims[d]);
-        int64_t split = 1;
-        for (int a = 0; a < kSpatialAxisCount; ++a) {
-            const AxisLayout& al = layout.axes[static_cast<size_t>(a)];
-            if (al.state == AxisState::Split && al.dim == static_cast<int8_t>(d))
-                split *= mesh.degree(static_cast<Axis>(a));
-        }
-        numel *= (extent + split - 1) / split;
-    }
+    for (size_t d = 0; d < t.dims.size(); ++d)
+        numel *= localExtent(d);
     numel = (numel + shard - 1) / shard;
     return clampToInt64(numel * elementBytes(id));
 }
