@@ -250,6 +250,36 @@ private Q_SLOTS:
                               "parallelism.cp=1;parallelism.zero=1;parallelism.sequence_parallel=true;"
                               "parallelism.pipeline_layout=Et|ttt|ttt|ttL;training.global_batch=16;"
                               "training.micro_batch=1");
+        // More than three chunks per stage under ZeRO 2/3 with more than two layers per chunk: the reduced plans
+        // hold three chunks (the first, one for every chunk between, the last), and the tail and the resident state
+        // follow the stage's layers: 5 chunks of 3 layers on pp 2; 4 x 4 chunks of 3 layers with middle stages
+        // under ZeRO 3, and of 3 slots (46 layers, the embedding and the loss counted) under ZeRO 2 (under ZeRO 3
+        // such uneven chunks are 1.4 % long with or without fewer reduced chunks: README, Limitations);
+        // llama3-8b's 32 layers on pp 2 x 4.
+        QTest::newRow("tiny pp2 interleaved v5 zero2")
+            << QStringLiteral("tiny")
+            << QStringLiteral("model.layers=30;parallelism.pp=2;parallelism.dp=2;parallelism.zero=2;"
+                              "parallelism.schedule=interleaved;parallelism.virtual_stages=5;training.global_batch=8;"
+                              "training.micro_batch=1");
+        QTest::newRow("tiny pp4 interleaved v4 zero3")
+            << QStringLiteral("tiny")
+            << QStringLiteral("model.layers=48;parallelism.pp=4;parallelism.dp=2;parallelism.zero=3;"
+                              "parallelism.schedule=interleaved;parallelism.virtual_stages=4;training.global_batch=16;"
+                              "training.micro_batch=1");
+        QTest::newRow("tiny pp4 interleaved v4 embedding+loss zero2")
+            << QStringLiteral("tiny")
+            << QStringLiteral("model.layers=46;parallelism.pp=4;parallelism.dp=2;parallelism.zero=2;"
+                              "parallelism.schedule=interleaved;parallelism.virtual_stages=4;"
+                              "parallelism.account_for_embedding_in_pipeline_split=true;"
+                              "parallelism.account_for_loss_in_pipeline_split=true;training.global_batch=16;"
+                              "training.micro_batch=1");
+        QTest::newRow("llama3-8b pp2 interleaved v4 zero2")
+            << QStringLiteral("llama3-8b")
+            << QStringLiteral("parallelism.schedule=interleaved;parallelism.virtual_stages=4;"
+                              "training.main_grad_dtype=fp32;training.grad_reduce_dtype=fp32;"
+                              "model.seq_len=2048;parallelism.pp=2;parallelism.tp=2;parallelism.cp=1;"
+                              "parallelism.dp=2;parallelism.zero=2;parallelism.sequence_parallel=true;"
+                              "training.global_batch=8;training.micro_batch=1");
         // Full recompute on a deep pipeline: a backward's recompute runs before the gradient arrives.
         QTest::newRow("llama3-70b 20 layers pp16 full recompute zero2")
             << QStringLiteral("llama3-70b")
