@@ -40,20 +40,24 @@ namespace {
         return x > kNever / 2;
     }
 
-    /// When something of a unit ends, as a function of the unit's three inputs: its start (the stage's compute
-    /// stream is free), the time its stage's communication stream is free, and the arrival of its input (recv).
-    /// The unit is a max-plus system (every finish is a max of sums), so each end is exactly
-    ///   max(start + atStart, commFree + afterComm, arrival + afterRecv)
-    /// for commFree, arrival >= start, with kNever for an input it does not depend on.
+    /// When something of a unit ends, as a function of the unit's four inputs: its start (the stage's compute
+    /// stream is free, a blocking send of the unit before included), the time its stage's communication stream is
+    /// free, the arrival of its input (recv), and the end of the last compute kernel before it (the anchor: the
+    /// program makes every node wait for the compute node before it, so a collective or recv at the unit's head
+    /// may start while the previous unit's blocking send still runs). The unit is a max-plus system (every finish
+    /// is a max of sums), so each end is exactly
+    ///   max(start + atStart, commFree + afterComm, arrival + afterRecv, anchor + afterAnchor)
+    /// with kNever for an input it does not depend on.
     struct UnitEnd
     {
         double atStart = kNever;
         double afterComm = kNever;
         double afterRecv = kNever;
+        double afterAnchor = kNever;
 
-        double at(double start, double commFree, double arrival) const
+        double at(double start, double commFree, double arrival, double anchor) const
         {
-            return std::max({ start + atStart, commFree + afterComm, arrival + afterRecv });
+            return std::max({ start + atStart, commFree + afterComm, arrival + afterRecv, anchor + afterAnchor });
         }
     };
 
@@ -62,7 +66,8 @@ namespace {
     /// figures are extrapolated.
     struct UnitProfile
     {
-        UnitEnd compute; ///< last compute node finishes
+        UnitEnd compute; ///< last compute node finishes, or a blocking send after it (the compute stream is free)
+        UnitEnd kernels; ///< last compute kernel finishes (the next unit's anchor)
         UnitEnd comm; ///< last collective or send finishes
         UnitEnd output; ///< last send finishes: the output has reached the neighbouring stage
         double sendTimeS = 0; ///< sum of send times at the representative placement
@@ -101,8 +106,10 @@ namespace {
                     o.atStart = move(bx.atStart, fx.atStart, ex.atStart);
                 o.afterComm = move(bx.afterComm, fx.afterComm, ex.afterComm);
                 o.afterRecv = move(bx.afterRecv, fx.afterRecv, ex.afterRecv);
+                o.afterAnchor = move(bx.afterAnchor, fx.afterAnchor, ex.afterAnchor);
             };
             moveEnd(out.compute, b.compute, f.compute, e.compute, false);
+            moveEnd(out.kernels, b.kernels, f.kernels, e.kernels, true);
             moveEnd(out.comm, b.comm, f.comm, e.comm, true);
             moveEnd(out.output, b.output, f.output, e.output, true);
             out.netBytes = b.netBytes + step(f.netBytes, e.netBytes);
@@ -341,34 +348,36 @@ namespace {
                 unitNodes[fill[unitOf[i]]++] = static_cast<uint32_t>(i);
         }
         std::vector<int32_t> mark(n, -1);
-        // A time as a max-plus form in the unit's two inputs: max(atStart, commFree + afterComm, recv + afterRecv)
-        // (every step below is a max or an added duration, so each end is one). One pass gives what three runs
-        // with the inputs at 0 or late would.
+        // A time as a max-plus form in the unit's four inputs (UnitEnd): every step below is a max or an added
+        // duration, so each end is one, read in a single pass.
         struct Time
         {
-            double atStart = kNever, afterComm = kNever, afterRecv = kNever;
+            double atStart = kNever, afterComm = kNever, afterRecv = kNever, afterAnchor = kNever;
 
             void raise(const Time& t)
             {
                 atStart = std::max(atStart, t.atStart);
                 afterComm = std::max(afterComm, t.afterComm);
                 afterRecv = std::max(afterRecv, t.afterRecv);
+                afterAnchor = std::max(afterAnchor, t.afterAnchor);
             }
             Time plus(double d) const
             {
-                return { atStart + d, afterComm + d, afterRecv + d }; // kNever + d stays below kNever / 2
+                // kNever + d stays below kNever / 2
+                return { atStart + d, afterComm + d, afterRecv + d, afterAnchor + d };
             }
         };
         std::vector<Time> finish(n);
         int32_t pass = 0;
         struct Ends
         {
-            Time compute, comm, output;
+            Time compute, kernels, comm, output;
         };
         auto simulateUnit = [&](uint32_t unit, bool regular, UnitProfile& prof) {
             Ends ends;
             ++pass;
-            const Time zero { 0.0, kNever, kNever }, commFree { kNever, 0.0, kNever }, arrival { kNever, kNever, 0.0 };
+            const Time zero { 0.0, kNever, kNever, kNever }, commFree { kNever, 0.0, kNever, kNever },
+                arrival { kNever, kNever, 0.0, kNever }, anchor { kNever, kNever, kNever, 0.0 };
             // Streams as estimateStep() has them: compute (with blocking sends), collectives (with overlapped
             // sends), data-parallel collectives. (Without overlap_grad_reduce the program itself holds the
             // once-per-iteration reduction until the backward has ended.)
@@ -382,14 +391,19 @@ namespace {
                 mark[i] = pass;
                 peak = std::max(peak, static_cast<double>(liveAt[i] - (regular ? reductionLive[i] : 0)) - before[unit]);
                 // Dependencies inside the unit by their simulated finish; on communication of earlier units (the
-                // optimizer on the last backward's gradient reduction) by the time the stream drains.
-                Time ready = zero;
+                // optimizer on the last backward's gradient reduction) by the time the stream drains; on compute of
+                // earlier units by the anchor (the last kernel before the unit: every node waits for the compute
+                // node before it, which for the unit's head is that one). A compute node also waits for its
+                // stream, which frees at the start.
+                Time ready = node.dataDeps.empty() && node.ctrlDeps.empty() ? anchor : Time {};
                 auto waitFor = [&](NodeId d) {
                     if (mark[d.value] == pass)
                         ready.raise(finish[d.value]);
                     else if (program.nodes[d.value].kind == NodeKind::Collective
                         || program.nodes[d.value].kind == NodeKind::Send)
                         ready.raise(commFree);
+                    else
+                        ready.raise(anchor);
                 };
                 for (NodeId d : node.dataDeps)
                     waitFor(d);
@@ -411,6 +425,8 @@ namespace {
                     ends.compute.raise(finish[i]);
                 else if (!hiddenBehindNextForward(node, rates))
                     ends.comm.raise(finish[i]);
+                if (node.kind == NodeKind::Compute)
+                    ends.kernels.raise(finish[i]);
                 if (node.kind == NodeKind::Send) {
                     ends.output.raise(finish[i]);
                     prof.sendTimeS += duration[i];
@@ -426,13 +442,13 @@ namespace {
             UnitProfile prof;
             const Ends ends = simulateUnit(unit, regular, prof);
             auto fill = [&](UnitEnd& e, const Time& t) {
-                // atStart is the end with both inputs at 0 (the unit's own length), as UnitEnd::at() reads it.
-                const double now = std::max({ t.atStart, t.afterComm, t.afterRecv });
-                e.atStart = defined(now) ? now : kNever;
+                e.atStart = defined(t.atStart) ? t.atStart : kNever;
                 e.afterComm = defined(t.afterComm) ? t.afterComm : kNever;
                 e.afterRecv = defined(t.afterRecv) ? t.afterRecv : kNever;
+                e.afterAnchor = defined(t.afterAnchor) ? t.afterAnchor : kNever;
             };
             fill(prof.compute, ends.compute);
+            fill(prof.kernels, ends.kernels);
             fill(prof.comm, ends.comm);
             fill(prof.output, ends.output);
             if (!defined(prof.compute.atStart))
@@ -780,7 +796,10 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                 + (backward ? 1 : 0);
         };
         std::vector<size_t> position(static_cast<size_t>(p), 0);
-        std::vector<double> computeFree(static_cast<size_t>(p), 0.0), commFree(static_cast<size_t>(p), 0.0);
+        std::vector<double> computeFree(static_cast<size_t>(p), 0.0), commFree(static_cast<size_t>(p), 0.0),
+            kernelEnd(static_cast<size_t>(p), 0.0), barrierAt(static_cast<size_t>(p), 0.0);
+        std::vector<int32_t> barrierMb(static_cast<size_t>(p), -1);
+        const bool reductionBarrier = par.zero >= 2; // per micro-batch (quickEstimateModels())
         for (bool progress = true; progress;) {
             progress = false;
             for (int32_t s = 0; s < p; ++s) {
@@ -798,19 +817,35 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
                         break;
                     const UnitProfile& prof = unitProfile(s, unit);
                     // The unit starts when its stage's compute stream is free; what needs the previous units'
-                    // communication or the input waits for them (UnitEnd).
-                    const double start = computeFree[static_cast<size_t>(s)];
-                    const double commBefore = std::max(commFree[static_cast<size_t>(s)], start);
+                    // communication, their last kernel or the input waits for them (UnitEnd). Under ZeRO 2/3 the
+                    // first compute of another micro-batch also waits for the gradient reductions of the backwards
+                    // before it (the builder's reduction barrier), which a unit's profile alone does not carry.
+                    double start = computeFree[static_cast<size_t>(s)];
+                    if (barrierMb[static_cast<size_t>(s)] >= 0
+                        && barrierMb[static_cast<size_t>(s)] != unit.microBatch) {
+                        start = std::max(start, barrierAt[static_cast<size_t>(s)]);
+                        barrierMb[static_cast<size_t>(s)] = -1;
+                    }
+                    const double commBefore = commFree[static_cast<size_t>(s)];
+                    const double anchor = kernelEnd[static_cast<size_t>(s)];
                     // The unit's sends move to the real stage's placement.
                     double resend = 0;
                     if (prof.sendCount > 0)
                         resend = sendTime(s, unit.backward() ? (s - 1 + p) % p : (s + 1) % p, prof) - prof.sendTimeS;
-                    const double computeEnd = prof.compute.at(start, commBefore, arrival);
+                    const double computeEnd = prof.compute.at(start, commBefore, arrival, anchor);
                     computeFree[static_cast<size_t>(s)] = computeEnd;
-                    commFree[static_cast<size_t>(s)] =
-                        std::max(commFree[static_cast<size_t>(s)], prof.comm.at(start, commBefore, arrival) + resend);
+                    kernelEnd[static_cast<size_t>(s)] =
+                        std::max(anchor, prof.kernels.at(start, commBefore, arrival, anchor));
+                    const double commEnd = prof.comm.at(start, commBefore, arrival, anchor) + resend;
+                    commFree[static_cast<size_t>(s)] = std::max(commFree[static_cast<size_t>(s)], commEnd);
+                    if (reductionBarrier && unit.backward()) {
+                        const bool same = barrierMb[static_cast<size_t>(s)] == unit.microBatch;
+                        barrierAt[static_cast<size_t>(s)] =
+                            same ? std::max(barrierAt[static_cast<size_t>(s)], commEnd) : commEnd;
+                        barrierMb[static_cast<size_t>(s)] = unit.microBatch;
+                    }
                     const double ready =
-                        prof.sendCount > 0 ? prof.output.at(start, commBefore, arrival) + resend : computeEnd;
+                        prof.sendCount > 0 ? prof.output.at(start, commBefore, arrival, anchor) + resend : computeEnd;
                     output[outputIndex(unit.microBatch, g, unit.backward())] = ready;
                     ++pos;
                     progress = true;
@@ -838,9 +873,10 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
             // The tail (optimizer, parameter gathers) after the last unit; it waits for the gradient reductions
             // still on the communication stream.
             const double start = computeFree[static_cast<size_t>(s)];
-            const double commBefore = std::max(commFree[static_cast<size_t>(s)], start);
-            const double end = std::max({ prof.tail.compute.at(start, commBefore, start),
-                prof.tail.comm.at(start, commBefore, start), commBefore });
+            const double commBefore = commFree[static_cast<size_t>(s)];
+            const double anchor = kernelEnd[static_cast<size_t>(s)];
+            const double end = std::max({ prof.tail.compute.at(start, commBefore, start, anchor),
+                prof.tail.comm.at(start, commBefore, start, anchor), commBefore, start });
             est.iterationTimeS = std::max(est.iterationTimeS, end);
 
             // Memory: resident state plus the running sum of the units' net bytes and their peaks.

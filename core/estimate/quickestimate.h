@@ -86,8 +86,11 @@ struct QuickEstimate
 /// The sweep's shortcut: estimates `config` without synthesizing its full programs (whose size is
 /// micro-batches x layers, up to millions of nodes), in three reductions, each exact for the model's structure:
 ///  1. Layers: a program is affine in the number of decoder layers per pipeline chunk (every layer adds the same
-///     nodes, buffers and resident state), so programs with k = 1 and k = 2 layers per chunk are built and every
-///     per-unit figure is extrapolated linearly to the chunk's real layer count (uneven splits included).
+///     nodes, buffers and resident state), so programs with k = 1 and k = 2 layers per chunk (2 to 4 where a
+///     layer's change differs from the first one on: ZeRO 2/3, MoE, the embedding or loss counted as a layer) are
+///     built and every per-unit figure is extrapolated linearly to the chunk's real layer count (uneven splits
+///     included). Interleaved ZeRO 2/3 plans of more than three chunks per stage are reduced to three: the first,
+///     one for every chunk between, the last.
 ///  2. Stages: only three stage types differ (the first holds the embedding, the last the head and loss, the
 ///     others only layers): the reduced plan has min(pp, 3) stages, and its middle stage stands for stages
 ///     1..pp-2 (communication placement of the real rank; pipeline peers re-placed per real stage).
@@ -95,15 +98,19 @@ struct QuickEstimate
 ///     a forward unit, the last backward (which carries the data-parallel gradient reduction of ZeRO 0/1) and the
 ///     iteration tail (optimizer, parameter gathers); a regular backward is the last one without the nodes of
 ///     that once-per-iteration reduction.
-/// Each unit of the reduced programs is simulated alone with estimateStep's two-stream model. A unit is a max-plus
-/// system of three inputs (its stage's compute stream free, its communication stream free, its input's arrival),
-/// so three runs give each of its end times (compute, communication, output sent) exactly as a max of the inputs
-/// plus constants; the memory effect is its net bytes left allocated and its peak above the bytes live at its
-/// start. The real schedules (scheduleOrder for pp, v, m) are then replayed unit by unit across all stages in
-/// O(pp * m * v); memory is the resident state plus the running sum of units' net bytes and their peaks.
-/// What this does not reproduce: overlap across unit boundaries beyond those three inputs (e.g. a unit's
-/// collectives running ahead of its compute start), and the per-rank placement of collectives of middle stages
-/// other than stage 1.
+/// Each unit of the reduced programs is simulated alone with estimateStep's stream model. A unit is a max-plus
+/// system of four inputs (its stage's compute stream free, its communication stream free, its input's arrival,
+/// and the end of the last compute kernel before it, which a collective at its head waits for while a blocking
+/// send still holds the compute stream), so one run gives each of its end times (compute, last kernel,
+/// communication, output sent) exactly as a max of the inputs plus constants; the memory effect is its net bytes
+/// left allocated and its peak above the bytes live at its start. The real schedules (scheduleOrder for pp, v, m)
+/// are then replayed unit by unit across all stages in O(pp * m * v), under ZeRO 2/3 with the program's reduction
+/// barrier (the first compute of another micro-batch waits for the gradient reductions of the backwards before
+/// it); memory is the resident state plus the running sum of units' net bytes and their peaks.
+/// What this does not reproduce: overlap across unit boundaries beyond those inputs, figures that are not linear
+/// in a chunk's layers beyond the reduced plans' two to four (a backward whose gradient reductions outlast its
+/// compute there but not in the real plan), and the per-rank placement of collectives of middle stages other
+/// than stage 1.
 /// Agreement with the full synthesis + estimateStep is tested on small plans (tst_sweep). Returns false with
 /// `error` when the reduced plan cannot be built. Never throws. Thread-safe when threads share `graphs` and each
 /// passes its own `plans` (optional: reuses the reduced plans of the previous calls).

@@ -253,8 +253,7 @@ private Q_SLOTS:
         // More than three chunks per stage under ZeRO 2/3 with more than two layers per chunk: the reduced plans
         // hold three chunks (the first, one for every chunk between, the last), and the tail and the resident state
         // follow the stage's layers: 5 chunks of 3 layers on pp 2; 4 x 4 chunks of 3 layers with middle stages
-        // under ZeRO 3, and of 3 slots (46 layers, the embedding and the loss counted) under ZeRO 2 (under ZeRO 3
-        // such uneven chunks are 1.4 % long with or without fewer reduced chunks: README, Limitations);
+        // under ZeRO 3, and of 3 slots (46 layers, the embedding and the loss counted) under ZeRO 2 and 3;
         // llama3-8b's 32 layers on pp 2 x 4.
         QTest::newRow("tiny pp2 interleaved v5 zero2")
             << QStringLiteral("tiny")
@@ -269,6 +268,13 @@ private Q_SLOTS:
         QTest::newRow("tiny pp4 interleaved v4 embedding+loss zero2")
             << QStringLiteral("tiny")
             << QStringLiteral("model.layers=46;parallelism.pp=4;parallelism.dp=2;parallelism.zero=2;"
+                              "parallelism.schedule=interleaved;parallelism.virtual_stages=4;"
+                              "parallelism.account_for_embedding_in_pipeline_split=true;"
+                              "parallelism.account_for_loss_in_pipeline_split=true;training.global_batch=16;"
+                              "training.micro_batch=1");
+        QTest::newRow("tiny pp4 interleaved v4 embedding+loss zero3")
+            << QStringLiteral("tiny")
+            << QStringLiteral("model.layers=46;parallelism.pp=4;parallelism.dp=2;parallelism.zero=3;"
                               "parallelism.schedule=interleaved;parallelism.virtual_stages=4;"
                               "parallelism.account_for_embedding_in_pipeline_split=true;"
                               "parallelism.account_for_loss_in_pipeline_split=true;training.global_batch=16;"
@@ -314,8 +320,12 @@ private Q_SLOTS:
                                .arg(quick.stagePeakBytes[s])
                                .arg(expected, 0, 'f', 0)));
         }
-        // Time: within 1 % (units are simulated alone; what overlaps across unit boundaries is approximated).
-        QVERIFY2(std::abs(quick.iterationTimeS - exact.iterationTimeS) <= 0.01 * exact.iterationTimeS,
+        // Time: within 0.5 % (units are simulated alone and replayed; what overlaps across unit boundaries is
+        // carried by their inputs: the compute and communication streams, the previous kernel's end, the input's
+        // arrival and ZeRO 2/3's reduction barrier). Most rows agree to 1e-9; the farthest, 0.36 %, are interleaved
+        // layouts and dense-first MoE chunks, extrapolated from reduced chunks of other counts. (1 % before the
+        // previous kernel's end and the barrier were inputs: ZeRO 3 interleaved rows were 0.8-1.4 % long.)
+        QVERIFY2(std::abs(quick.iterationTimeS - exact.iterationTimeS) <= 0.005 * exact.iterationTimeS,
             qPrintable(QStringLiteral("quick %1 s, full %2 s").arg(quick.iterationTimeS).arg(exact.iterationTimeS)));
         // The point of the shortcut: far fewer nodes than the full programs.
         int64_t fullNodes = 0;
@@ -615,22 +625,28 @@ private Q_SLOTS:
     void rankingKeptAcrossChanges_data()
     {
         QTest::addColumn<QString>("file");
-        QTest::newRow("llama3-8b on 8") << QStringLiteral("llama3-8b-8gpus-top50.json");
-        QTest::newRow("llama3-8b on 16") << QStringLiteral("llama3-8b-16gpus-top50.json");
+        QTest::addColumn<double>("tolerance");
+        QTest::newRow("llama3-8b on 8") << QStringLiteral("llama3-8b-8gpus-top50.json") << 1e-6;
+        QTest::newRow("llama3-8b on 16") << QStringLiteral("llama3-8b-16gpus-top50.json") << 1e-6;
+        // The same sweeps synthesized in full (--exact): the quick estimate ranks their plans alike.
+        QTest::newRow("llama3-8b on 8, full synthesis") << QStringLiteral("llama3-8b-8gpus-exact-top50.json") << 1e-4;
+        QTest::newRow("llama3-8b on 16, full synthesis") << QStringLiteral("llama3-8b-16gpus-exact-top50.json") << 1e-4;
     }
 
     void rankingKeptAcrossChanges()
     {
-        // The 50 best plans of `stagecraft sweep MODEL --gpus N --json` as main ranked them before the sweep was
-        // changed for speed or search (tests/data/sweep/*.json name the commit): a change that keeps the model
-        // keeps them, plan for plan, with their peaks, and their step times to 1 ppm. Not to the last bit: the
-        // references were made when the quick estimate read each unit's max-plus coefficients from runs with an
-        // input 1e7 s late, whose rounding (up to 1e-9 s per node on a unit's chain) the replay accumulated; it now
-        // carries the coefficients exactly through one run, which moved these references' step times by at most
-        // 5.1e-7 relative (llama3-70b on 1,024 GPUs: 5.2e-6, every plan's peak and the top 50 unchanged).
-        // Extrapolating ZeRO 0/1 plans from one layer per chunk instead of two (issue 31.7) moved them by at most
-        // 1.1e-9.
+        // The 50 best plans of `stagecraft sweep MODEL --gpus N --json`, as main ranked them when the quick estimate
+        // last changed what it models (tests/data/sweep/*.json say when): a change for speed or search keeps them,
+        // plan for plan, with their peaks, and their step times to 1 ppm. The quick estimate last changed when a
+        // unit's head communication started at the previous kernel's end (not after a blocking send) and ZeRO 2/3
+        // units waited for the reduction barrier of the backward before them: ZeRO 2 step times moved by up to
+        // 0.7 % here (20 % on interleaved MoE plans), toward the full synthesis. The "-exact" references are the same
+        // sweeps with every plan synthesized in full (--exact, no quick estimate): the quick sweep's 50 best are
+        // theirs, in their order, with their peaks and their step times within 1e-4 (the farthest, 5.2e-5, a ZeRO 1
+        // plan on 8 GPUs whose units are extrapolated from fewer layers). Before that change it matched 27 and 34
+        // of their 50 places.
         QFETCH(QString, file);
+        QFETCH(double, tolerance);
         std::ifstream in(std::string(STAGECRAFT_SOURCE_DIR) + "/tests/data/sweep/" + file.toStdString());
         QVERIFY(in);
         const nlohmann::json reference = nlohmann::json::parse(in);
@@ -656,8 +672,8 @@ private Q_SLOTS:
                     && toString(c.recompute) == r.at("recompute").get<std::string>()
                     && c.zero == r.at("zero").get<int>(),
                 where.constData());
-            QVERIFY2(
-                std::abs(c.stepTimeS - r.at("step_time_s").get<double>()) <= 1e-6 * c.stepTimeS, where.constData());
+            QVERIFY2(std::abs(c.stepTimeS - r.at("step_time_s").get<double>()) <= tolerance * c.stepTimeS,
+                where.constData());
             QCOMPARE(c.peakBytes, r.at("peak_bytes").get<int64_t>());
         }
     }
