@@ -136,11 +136,6 @@ namespace {
         int32_t mr = 1; ///< reduced micro-batches
         Schedule schedule = Schedule::OneFOneB;
         int32_t groupSize = 0; ///< the interleaved schedule's (real plan only; reduced plans hold one group)
-        /// The profiles read only the last micro-batch's units: its forward is every forward, its backward without
-        /// the iteration's gradient reduction every other backward (ZeRO 0/1, where the gradients of a micro-batch
-        /// are only accumulated; under ZeRO 2/3 a backward before the last reduces or frees its own, so the first
-        /// micro-batch's units are profiled too).
-        bool lastMicroBatchOnly = false;
     };
 
     /// The schedule shape of the reduced (or real, with p, v and m real) plan.
@@ -238,14 +233,14 @@ namespace {
         const CommPlacement& placement, const HardwareRates& rates, StageProfile& out, int64_t& nodeCount,
         std::string& error)
     {
-        // The profiles read the units of the first micro-batch (a forward, a backward before the last) and of the
-        // last one (its backward carries the iteration's gradient reduction), or of the last one alone
-        // (ReducedShape::lastMicroBatchOnly): the units of the other micro-batches (an interleaved reduced plan runs
-        // pr) are left out of the program, the others keep their places in the schedule.
+        // The profiles read the units of the last micro-batch alone: its forward is every forward, and its backward
+        // without the iteration's once-per-iteration gradient reduction (ZeRO 0/1) every other backward; a backward
+        // under ZeRO 2/3 reduces its own gradients whichever micro-batch it is, and the barrier that makes the next
+        // micro-batch wait for those reductions is the replay's. The units of the other micro-batches (an
+        // interleaved reduced plan runs pr) are left out of the program; the others keep their places in the
+        // schedule.
         std::vector<ScheduleUnit> order = scheduleOrder(shapeOf(shape, shape.pr, shape.vr, shape.mr), sigma);
-        std::erase_if(order, [&](const ScheduleUnit& unit) {
-            return unit.microBatch < shape.mr - 1 && (shape.lastMicroBatchOnly || unit.microBatch > 0);
-        });
+        std::erase_if(order, [&](const ScheduleUnit& unit) { return unit.microBatch < shape.mr - 1; });
         std::vector<uint32_t> unitStarts;
         const ClassProgram program = buildClassProgram(plan, sigma, false, &order, &unitStarts); // no names read
         const size_t n = program.nodes.size();
@@ -456,35 +451,25 @@ namespace {
             return prof;
         };
 
-        // One profile per kind and local chunk: the first forward, a backward of a micro-batch before the last
-        // (or the last backward without the iteration reduction when the reduced plan has one micro-batch), the
-        // last backward, and the tail.
+        // One profile per kind and local chunk: the forward, a backward of a micro-batch before the last (the last
+        // one without the iteration reduction), the last backward, and the tail.
         out = StageProfile {};
         out.residentBytes = static_cast<double>(resident);
         out.tail = profileUnit(static_cast<uint32_t>(tailUnit), false);
         const size_t v = static_cast<size_t>(shape.vr);
-        std::vector<int> forward(v, -1), backward(v, -1), lastBackward(v, -1);
+        std::vector<int> forward(v, -1), backward(v, -1);
         for (size_t k = 0; k < order.size(); ++k) {
             const ScheduleUnit& unit = order[k];
-            const size_t c = static_cast<size_t>(unit.localChunk);
-            if (!unit.backward()) {
-                if (forward[c] < 0)
-                    forward[c] = static_cast<int>(k);
-            } else if (unit.microBatch == shape.mr - 1) {
-                lastBackward[c] = static_cast<int>(k);
-            } else if (backward[c] < 0) {
-                backward[c] = static_cast<int>(k);
-            }
+            (unit.backward() ? backward : forward)[static_cast<size_t>(unit.localChunk)] = static_cast<int>(k);
         }
         for (size_t c = 0; c < v; ++c) {
-            if (forward[c] < 0 || lastBackward[c] < 0) {
+            if (forward[c] < 0 || backward[c] < 0) {
                 error = "reduced program lacks a unit of chunk " + std::to_string(c);
                 return false;
             }
             out.forward.push_back(profileUnit(static_cast<uint32_t>(forward[c]), false));
-            out.lastBackward.push_back(profileUnit(static_cast<uint32_t>(lastBackward[c]), false));
-            out.backward.push_back(backward[c] >= 0 ? profileUnit(static_cast<uint32_t>(backward[c]), false)
-                                                    : profileUnit(static_cast<uint32_t>(lastBackward[c]), true));
+            out.lastBackward.push_back(profileUnit(static_cast<uint32_t>(backward[c]), false));
+            out.backward.push_back(profileUnit(static_cast<uint32_t>(backward[c]), true));
         }
         return true;
     }
@@ -601,7 +586,6 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         }
         shape.groupSize = static_cast<int32_t>(par.microBatchGroupSize);
         shape.mr = interleaved && shape.pr >= 2 ? shape.pr : 1;
-        shape.lastMicroBatchOnly = par.zero < 2;
 
         // Layers per real chunk (the real split: uneven first/last stages, or the embedding and the loss counted
         // as layers), and the reduced layer counts to extrapolate from. First/last stage layers are extrapolated

@@ -94,10 +94,10 @@ struct QuickEstimate
 ///  2. Stages: only three stage types differ (the first holds the embedding, the last the head and loss, the
 ///     others only layers): the reduced plan has min(pp, 3) stages, and its middle stage stands for stages
 ///     1..pp-2 (communication placement of the real rank; pipeline peers re-placed per real stage).
-///  3. Micro-batches: the reduced programs run one micro-batch (pp for interleaved, one group of micro-batches):
-///     a forward unit, the last backward (which carries the data-parallel gradient reduction of ZeRO 0/1) and the
-///     iteration tail (optimizer, parameter gathers); a regular backward is the last one without the nodes of
-///     that once-per-iteration reduction.
+///  3. Micro-batches: the reduced programs run one micro-batch (an interleaved one holds the units of the last of
+///     its pp): a forward unit, the last backward (which carries the data-parallel gradient reduction of ZeRO 0/1)
+///     and the iteration tail (optimizer, parameter gathers); a regular backward is the last one without the nodes
+///     of that once-per-iteration reduction.
 /// Each unit of the reduced programs is simulated alone with estimateStep's stream model. A unit is a max-plus
 /// system of four inputs (its stage's compute stream free, its communication stream free, its input's arrival,
 /// and the end of the last compute kernel before it, which a collective at its head waits for while a blocking
