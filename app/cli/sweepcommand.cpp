@@ -132,7 +132,7 @@ Command addSweepCommand(CLI::App& app)
     cmd->add_flag("--exact", state->exact, "Synthesize every plan in full instead of the reduced-program estimate");
     cmd->add_option("--full-plans", state->fullPlans,
            "Quick sweeps: plans the reduced programs do not model (zb1p, dualpipe, dualpipev, the overlapped "
-           "all-to-all, a layout under ZeRO 3 or with an empty chunk, an MoE model's dense first layers beyond "
+           "all-to-all, a layout with an empty chunk, an MoE model's dense first layers beyond "
            "pipeline chunk 0) are synthesized in full, at most this many; the rest are not estimated")
         ->capture_default_str()
         ->transform(integerIn(0, kMaxConfigInteger, "NONNEGATIVE"));
@@ -204,7 +204,7 @@ Command addSweepCommand(CLI::App& app)
         "Pipelined plans: also try the other split, the embedding and the loss counted as layers or not, where the "
         "chunks then hold equal layer counts; where neither split is even (1F1B, GPipe, interleaved), a balanced "
         "pipeline_layout instead, the embedding, the loss and MTP modules counted as layers and chunks differing "
-        "by at most one (with ZeRO 0-2)");
+        "by at most one");
     cmd->add_option("--tpot-ms", state->tpotMs,
            "Serving configs: reject plans whose time per output token exceeds this many milliseconds (default: no "
            "limit)")

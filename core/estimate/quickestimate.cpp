@@ -205,12 +205,10 @@ namespace {
     }
 
     /// Whether quickEstimate() models the config's pipeline layout, if it has one: of the shorthands' form
-    /// (slotLayout()) and not under ZeRO 3, where the first chunk's extrapolation (a layer gathered ahead) is off
-    /// (measured against the full synthesis: stage 0's peak 5 % off on llama3-8b with pp 4 x 2 chunks
-    /// "Et|tt|t|tt|t|tt|t|L", 1.6 % with 1F1B "Ett|ttt|tttt|ttL").
+    /// (slotLayout()), every ZeRO stage (each stage type extrapolated by its own layer change: perTypeDelta).
     bool layoutModelled(const ParallelismConfig& par)
     {
-        return par.pipelineLayout.empty() || (par.zero < 3 && slotLayout(par.pipelineLayout));
+        return par.pipelineLayout.empty() || slotLayout(par.pipelineLayout);
     }
 
     /// An MoE model's dense first layers on a pipeline must all be in chunk 0, which quickEstimate() measures from
@@ -642,6 +640,11 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         if (int64_t(baseLayers) * shape.pr * shape.vr - embeddingSlot - lossSlot < 1)
             baseLayers = 2; // a reduced model needs a decoder layer (unreachable for a valid plan)
         const int32_t deltaType = shape.pr == 3 ? 1 : 0;
+        // A layout's stage types are each extrapolated by the change measured on themselves: from the middle stage's,
+        // stage 0's peak was 5 % off under ZeRO 3 (llama3-8b, "Et|tt|t|tt|t|tt|t|L") and 0.2-0.25 % under ZeRO 0-2
+        // (tiny, "E|t|t|t|t|tt|tt|tL"; tiny MoE "E|tt|ttt|ttL"); with its own, those peaks are exact.
+        const bool perTypeDelta = !par.pipelineLayout.empty();
+        const int32_t deltaBuild = perTypeDelta ? -1 : deltaType;
         // Chunk 0 of a reduced plan holds the dense layers and, where the real chunk 0 has one, the first MoE layer
         // (under ZeRO 3 it is gathered while the last dense layer runs) where the others hold baseLayers slots:
         // its real count is measured from there.
@@ -711,13 +714,13 @@ bool quickEstimate(const Config& config, const GpuSpec& gpu, const EstimateOptio
         // (linearFromOne) the second change equals the first, so one change is measured.
         const bool threeMeasured = !exactLayers && mostLayers >= baseLayers + 2 && !linearFromOne;
         std::vector<StageProfile> base, next, third;
-        if (!buildProfiles(baseLayers, -1, base) || (!exactLayers && !buildProfiles(baseLayers + 1, deltaType, next))
-            || (threeMeasured && !buildProfiles(baseLayers + 2, deltaType, third)))
+        if (!buildProfiles(baseLayers, -1, base) || (!exactLayers && !buildProfiles(baseLayers + 1, deltaBuild, next))
+            || (threeMeasured && !buildProfiles(baseLayers + 2, deltaBuild, third)))
             return false;
         // The profile of a stage type with `layers` per chunk (fractional for a stage whose chunks differ).
         auto extrapolated = [&](int32_t type, double layers) {
             const StageProfile& b = base[static_cast<size_t>(type)];
-            const size_t d = static_cast<size_t>(deltaType);
+            const size_t d = static_cast<size_t>(perTypeDelta ? type : deltaType);
             if (exactLayers)
                 return b;
             if (!threeMeasured || layers <= baseLayers + 1)

@@ -115,9 +115,9 @@ struct QuickEstimate
 /// `error` when the reduced plan cannot be built. Never throws. Thread-safe when threads share `graphs` and each
 /// passes its own `plans` (optional: reuses the reduced plans of the previous calls).
 /// Whether quickEstimate() models the plan: not the split-backward schedules (zb1p, dualpipe, dualpipev), the
-/// overlapped expert all-to-all, or a pipeline_layout under ZeRO 3 or other than of the shorthand splits' form (the
-/// embedding opening chunk 0, the MTP modules and the loss closing the last chunk, no empty chunk; any layer
-/// counts), whose reduced programs it cannot extrapolate.
+/// overlapped expert all-to-all, or a pipeline_layout other than of the shorthand splits' form (the embedding
+/// opening chunk 0, the MTP modules and the loss closing the last chunk, no empty chunk; any layer counts), whose
+/// reduced programs it cannot extrapolate. A layout's stage types are extrapolated each by its own layer change.
 /// Nor a pipelined MoE model whose dense first layers (model.first_dense_layers, DeepSeek-V3's 3) do not all fit in
 /// pipeline chunk 0, from which the reduced plans measure that chunk.
 bool quickEstimateModels(const Config& config);

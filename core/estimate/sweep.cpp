@@ -289,9 +289,7 @@ namespace {
                                 if (dpDividesBatch ? (base.training.globalBatch / plan.dp) % mb != 0
                                                    : mb != microBatches.front())
                                     continue;
-                                // The balanced layout with ZeRO 0-2: the quick estimate does not model a layout
-                                // under ZeRO 3 (quickEstimateModels()).
-                                const int zeroMax = plan.dp * plan.cp > 1 ? (split.layout.empty() ? 3 : 2) : 0;
+                                const int zeroMax = plan.dp * plan.cp > 1 ? 3 : 0;
                                 for (int zero = 0; zero <= zeroMax; ++zero)
                                     for (Recompute r : { Recompute::None, Recompute::Selective, Recompute::Full }) {
                                         SweepCandidate c = plan;
