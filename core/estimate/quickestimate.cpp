@@ -70,6 +70,10 @@ namespace {
         UnitEnd kernels; ///< last compute kernel finishes (the next unit's anchor)
         UnitEnd comm; ///< last collective or send finishes
         UnitEnd output; ///< last send finishes: the output has reached the neighbouring stage
+        /// The communication that can only follow the unit's last kernel (the longest chain of durations from it
+        /// through dependencies and stream order, e.g. the last layer's gradient reduction): comm ends at least this
+        /// long after kernels, with any number of layers. kNever when nothing follows it.
+        double commAfterKernels = kNever;
         double sendTimeS = 0; ///< sum of send times at the representative placement
         double sendBytes = 0;
         double sendCount = 0;
@@ -112,6 +116,19 @@ namespace {
             moveEnd(out.kernels, b.kernels, f.kernels, e.kernels, true);
             moveEnd(out.comm, b.comm, f.comm, e.comm, true);
             moveEnd(out.output, b.output, f.output, e.output, true);
+            // The extrapolated communication end keeps that trailing chain behind the extrapolated last kernel: a
+            // unit whose reductions outlast its compute over the reduced plans' few layers may not over the real
+            // ones, where the communication end's slope would otherwise carry it before the compute end.
+            if (defined(b.commAfterKernels)) {
+                auto floorAt = [&](double& c, double k) {
+                    if (defined(k))
+                        c = std::max(c, k + b.commAfterKernels);
+                };
+                floorAt(out.comm.atStart, out.kernels.atStart);
+                floorAt(out.comm.afterComm, out.kernels.afterComm);
+                floorAt(out.comm.afterRecv, out.kernels.afterRecv);
+                floorAt(out.comm.afterAnchor, out.kernels.afterAnchor);
+            }
             out.netBytes = b.netBytes + step(f.netBytes, e.netBytes);
             out.peakBytes = b.peakBytes + step(f.peakBytes, e.peakBytes);
             return out;
@@ -361,6 +378,8 @@ namespace {
             }
         };
         std::vector<Time> finish(n);
+        std::vector<double> afterLastKernel(n); // valid where trailMark == pass
+        std::vector<int32_t> trailMark(n, -1);
         int32_t pass = 0;
         struct Ends
         {
@@ -376,12 +395,15 @@ namespace {
             // once-per-iteration reduction until the backward has ended.)
             Time streamFree[3] = { zero, commFree, commFree };
             double peak = 0;
+            uint32_t lastKernel = unitStart[unit + 1]; // position in unitNodes
             for (uint32_t k = unitStart[unit]; k < unitStart[unit + 1]; ++k) {
                 const uint32_t i = unitNodes[k];
                 const ProgramNode& node = program.nodes[i];
                 if (regular && isIterationReduction(node))
                     continue;
                 mark[i] = pass;
+                if (node.kind == NodeKind::Compute)
+                    lastKernel = k;
                 peak = std::max(peak, static_cast<double>(liveAt[i] - (regular ? reductionLive[i] : 0)) - before[unit]);
                 // Dependencies inside the unit by their simulated finish; on communication of earlier units (the
                 // optimizer on the last backward's gradient reduction) by the time the stream drains; on compute of
@@ -425,6 +447,40 @@ namespace {
                     prof.sendTimeS += duration[i];
                     prof.sendBytes += static_cast<double>(node.bytes);
                     prof.sendCount += 1;
+                }
+            }
+            // The chain behind the last kernel (UnitProfile::commAfterKernels): communication that waits for it,
+            // directly, through other such nodes, or behind one on its stream.
+            if (lastKernel < unitStart[unit + 1]) {
+                const uint32_t last = unitNodes[lastKernel];
+                afterLastKernel[last] = 0;
+                trailMark[last] = pass;
+                double streamTrail[3] = { kNever, kNever, kNever };
+                for (uint32_t k = lastKernel + 1; k < unitStart[unit + 1]; ++k) {
+                    const uint32_t i = unitNodes[k];
+                    const ProgramNode& node = program.nodes[i];
+                    if (mark[i] != pass || (node.kind != NodeKind::Collective && node.kind != NodeKind::Send))
+                        continue;
+                    const bool onCompute = node.kind == NodeKind::Send && !rates.overlapP2pComm;
+                    if (onCompute)
+                        continue;
+                    const int st = isDataParallelCollective(node) ? 2 : 1;
+                    double t = streamTrail[st];
+                    auto follow = [&](NodeId d) {
+                        if (trailMark[d.value] == pass)
+                            t = std::max(t, afterLastKernel[d.value]);
+                    };
+                    for (NodeId d : node.dataDeps)
+                        follow(d);
+                    for (NodeId d : node.ctrlDeps)
+                        follow(d);
+                    if (!defined(t))
+                        continue;
+                    afterLastKernel[i] = t + duration[i];
+                    trailMark[i] = pass;
+                    streamTrail[st] = afterLastKernel[i];
+                    if (!hiddenBehindNextForward(node, rates))
+                        prof.commAfterKernels = std::max(prof.commAfterKernels, afterLastKernel[i]);
                 }
             }
             prof.netBytes = regular ? netRegular[unit] : net[unit];

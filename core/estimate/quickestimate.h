@@ -109,8 +109,9 @@ struct QuickEstimate
 /// it); memory is the resident state plus the running sum of units' net bytes and their peaks.
 /// What this does not reproduce: overlap across unit boundaries beyond those inputs, figures that are not linear
 /// in a chunk's layers beyond the reduced plans' two to four (a backward whose gradient reductions outlast its
-/// compute there but not in the real plan), and the per-rank placement of collectives of middle stages other
-/// than stage 1.
+/// compute there but not in the real plan: its extrapolated communication end is only kept its trailing
+/// reductions behind its last kernel), and the per-rank placement of collectives of middle stages other than
+/// stage 1.
 /// Agreement with the full synthesis + estimateStep is tested on small plans (tst_sweep). Returns false with
 /// `error` when the reduced plan cannot be built. Never throws. Thread-safe when threads share `graphs` and each
 /// passes its own `plans` (optional: reuses the reduced plans of the previous calls).
