@@ -59,6 +59,19 @@ namespace {
         {
             return std::max({ start + atStart, commFree + afterComm, arrival + afterRecv, anchor + afterAnchor });
         }
+        /// The later of two ends, input by input (the max-plus sum).
+        void raise(const UnitEnd& t)
+        {
+            atStart = std::max(atStart, t.atStart);
+            afterComm = std::max(afterComm, t.afterComm);
+            afterRecv = std::max(afterRecv, t.afterRecv);
+            afterAnchor = std::max(afterAnchor, t.afterAnchor);
+        }
+        /// This end `d` seconds later (kNever + d stays below kNever / 2).
+        UnitEnd plus(double d) const
+        {
+            return { atStart + d, afterComm + d, afterRecv + d, afterAnchor + d };
+        }
     };
 
     /// What one schedule unit (a forward or backward pass of one micro-batch through one chunk, or the iteration
@@ -358,24 +371,15 @@ namespace {
                 unitNodes[fill[unitOf[i]]++] = static_cast<uint32_t>(i);
         }
         std::vector<int32_t> mark(n, -1);
-        // A time as a max-plus form in the unit's four inputs (UnitEnd): every step below is a max or an added
+        // A time as a max-plus form in the unit's four inputs (a UnitEnd): every step below is a max or an added
         // duration, so each end is one, read in a single pass.
-        struct Time
-        {
-            double atStart = kNever, afterComm = kNever, afterRecv = kNever, afterAnchor = kNever;
-
-            void raise(const Time& t)
-            {
-                atStart = std::max(atStart, t.atStart);
-                afterComm = std::max(afterComm, t.afterComm);
-                afterRecv = std::max(afterRecv, t.afterRecv);
-                afterAnchor = std::max(afterAnchor, t.afterAnchor);
-            }
-            Time plus(double d) const
-            {
-                // kNever + d stays below kNever / 2
-                return { atStart + d, afterComm + d, afterRecv + d, afterAnchor + d };
-            }
+        using Time = UnitEnd;
+        // Streams as estimateStep() has them: 0 compute (a blocking send, without overlap_p2p_comm, holds it too),
+        // 1 collectives (and overlapped sends), 2 data-parallel collectives.
+        auto streamOf = [&](const ProgramNode& node) {
+            if (node.kind == NodeKind::Compute || (node.kind == NodeKind::Send && !rates.overlapP2pComm))
+                return 0;
+            return isDataParallelCollective(node) ? 2 : 1;
         };
         std::vector<Time> finish(n);
         std::vector<double> afterLastKernel(n); // valid where trailMark == pass
@@ -390,9 +394,8 @@ namespace {
             ++pass;
             const Time zero { 0.0, kNever, kNever, kNever }, commFree { kNever, 0.0, kNever, kNever },
                 arrival { kNever, kNever, 0.0, kNever }, anchor { kNever, kNever, kNever, 0.0 };
-            // Streams as estimateStep() has them: compute (with blocking sends), collectives (with overlapped
-            // sends), data-parallel collectives. (Without overlap_grad_reduce the program itself holds the
-            // once-per-iteration reduction until the backward has ended.)
+            // The streams of streamOf(). (Without overlap_grad_reduce the program itself holds the once-per-iteration
+            // reduction until the backward has ended.)
             Time streamFree[3] = { zero, commFree, commFree };
             double peak = 0;
             uint32_t lastKernel = unitStart[unit + 1]; // position in unitNodes
@@ -429,10 +432,7 @@ namespace {
                     finish[i] = ready;
                     continue;
                 }
-                // A blocking send (no overlap_p2p_comm) holds the compute stream, as in estimateStep().
-                const bool onCompute =
-                    node.kind == NodeKind::Compute || (node.kind == NodeKind::Send && !rates.overlapP2pComm);
-                const int s = onCompute ? 0 : isDataParallelCollective(node) ? 2 : 1;
+                const int s = streamOf(node);
                 ready.raise(streamFree[s]);
                 finish[i] = ready.plus(duration[i]);
                 streamFree[s] = finish[i];
@@ -459,12 +459,11 @@ namespace {
                 for (uint32_t k = lastKernel + 1; k < unitStart[unit + 1]; ++k) {
                     const uint32_t i = unitNodes[k];
                     const ProgramNode& node = program.nodes[i];
-                    if (mark[i] != pass || (node.kind != NodeKind::Collective && node.kind != NodeKind::Send))
+                    if (mark[i] != pass || node.kind == NodeKind::Recv)
                         continue;
-                    const bool onCompute = node.kind == NodeKind::Send && !rates.overlapP2pComm;
-                    if (onCompute)
+                    const int st = streamOf(node);
+                    if (st == 0)
                         continue;
-                    const int st = isDataParallelCollective(node) ? 2 : 1;
                     double t = streamTrail[st];
                     auto follow = [&](NodeId d) {
                         if (trailMark[d.value] == pass)
